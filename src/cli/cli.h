@@ -1,0 +1,62 @@
+/* Shared pieces of the cgslot command-line tool. */
+#ifndef CGS_CLI_CLI_H
+#define CGS_CLI_CLI_H
+
+#include <stdio.h>
+
+#include "cgslot/error.h"
+#include "input/limits.h"
+
+enum cgs_exit {
+	CGS_EXIT_OK = 0,
+	CGS_EXIT_INVALID = 1, /* invalid input or a failed check */
+	CGS_EXIT_USAGE = 2,   /* bad command line */
+	CGS_EXIT_SYSTEM = 3,  /* I/O or system error */
+};
+
+struct cgs_command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+	const char *usage;  /* full --help text */
+};
+
+extern const struct cgs_command cgs_commands[];
+
+/* The exit status for a library status code. */
+int cgs_cli_exit_code(int status);
+
+/* Print `cgslot: file:line:col: error: message` to stderr; return exit code. */
+int cgs_cli_report(const struct cgs_error *err);
+
+/* Print a usage error for `cmd` and return CGS_EXIT_USAGE. */
+int cgs_cli_usage_error(const char *cmd, const char *fmt, ...)
+	__attribute__((format(printf, 2, 3)));
+
+/* Print the command's --help text to stdout. */
+int cgs_cli_help(const char *cmd);
+
+/*
+ * Flush stdout and check it for errors (a closed pipe, a full disk): the
+ * last step of every command that printed.  Returns `code` when stdout is
+ * fine, CGS_EXIT_SYSTEM otherwise.
+ */
+int cgs_cli_finish(int code);
+
+/*
+ * Handle a `--limit NAME=VALUE` option: parse into limits or print an
+ * error.  Returns 0 or CGS_EXIT_USAGE.
+ */
+int cgs_cli_limit_option(const char *cmd, struct cgs_limits *limits,
+			 const char *arg);
+
+
+
+/*
+ * Parse a decimal option value in [min, max]; on failure print a usage
+ * error naming the option and return CGS_EXIT_USAGE, else 0.
+ */
+int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
+		      unsigned long min, unsigned long max, unsigned *out);
+
+#endif

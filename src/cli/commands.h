@@ -1,0 +1,92 @@
+/* The subcommands and their --help texts. */
+#ifndef CGS_CLI_COMMANDS_H
+#define CGS_CLI_COMMANDS_H
+
+int cgs_cmd_check(int argc, char **argv);
+int cgs_cmd_orders(int argc, char **argv);
+int cgs_cmd_plan(int argc, char **argv);
+int cgs_cmd_compile(int argc, char **argv);
+int cgs_cmd_report(int argc, char **argv);
+int cgs_cmd_dump(int argc, char **argv);
+int cgs_cmd_verify(int argc, char **argv);
+int cgs_cmd_replay(int argc, char **argv);
+
+#define CGS_LIMIT_HELP \
+	"  --limit NAME=VALUE  raise or lower an input limit (see cgslot(1))\n"
+
+#define CGS_CHECK_USAGE \
+	"usage: cgslot check [--limit NAME=VALUE]... SCHEDULE...\n" \
+	"\n" \
+	"Validate each schedule (YAML or JSON) and every capture order it\n" \
+	"implies.  Prints nothing but errors; exits 0 when all are valid, 1 if\n" \
+	"any is not.\n" \
+	"\n" \
+	CGS_LIMIT_HELP
+
+#define CGS_ORDERS_USAGE \
+	"usage: cgslot orders --pp P [--vpp M] [--group G] --microbatches N --rank R\n" \
+	"       cgslot orders [--limit NAME=VALUE]... SCHEDULE\n" \
+	"\n" \
+	"Print Megatron's capture order for one pipeline rank as one line of\n" \
+	"space-separated signed chunk ids (+c forward, -c backward), or every\n" \
+	"planned (rank, microbatch count) order of a schedule, one per line,\n" \
+	"prefixed 'rank R microbatches N:'.\n" \
+	"\n" \
+	"  --pp P             pipeline-parallel size, >= 1\n" \
+	"  --vpp M            model chunks per rank, default 1\n" \
+	"  --group G          microbatch group, default P\n" \
+	"  --microbatches N   microbatches in the iteration, >= 1\n" \
+	"  --rank R           pipeline rank, 0 <= R < P\n" \
+	CGS_LIMIT_HELP
+
+#define CGS_PLAN_USAGE \
+	"usage: cgslot plan [--format text|json|te-plan] [--limit NAME=VALUE]... SCHEDULE\n" \
+	"\n" \
+	"Plan the slot ring, frame colours and byte offsets of every planned\n" \
+	"rank and print the plan; no manifest is written.\n" \
+	"\n" \
+	"  --format text      a readable per-rank summary (default)\n" \
+	"  --format json      the memory report as JSON\n" \
+	"  --format te-plan   upstream's seven-field slot plan as JSON\n" \
+	CGS_LIMIT_HELP
+
+#define CGS_COMPILE_USAGE \
+	"usage: cgslot compile [--quiet] [--limit NAME=VALUE]... SCHEDULE -o MANIFEST\n" \
+	"\n" \
+	"Plan the schedule and write its binary slot manifest atomically: a\n" \
+	"failed compile leaves any earlier MANIFEST untouched.\n" \
+	"\n" \
+	"  -o, --output FILE  the manifest to write\n" \
+	"  -q, --quiet        print nothing on success\n" \
+	CGS_LIMIT_HELP
+
+#define CGS_REPORT_USAGE \
+	"usage: cgslot report [--format text|json] MANIFEST\n" \
+	"\n" \
+	"Print the memory report of a manifest: the same report 'cgslot plan'\n" \
+	"prints for the schedule it came from.\n"
+
+#define CGS_DUMP_USAGE \
+	"usage: cgslot dump [--format text|json|te-plan] MANIFEST\n" \
+	"\n" \
+	"Print every section of a manifest for inspection.\n"
+
+#define CGS_VERIFY_USAGE \
+	"usage: cgslot verify MANIFEST [SCHEDULE]\n" \
+	"\n" \
+	"Re-derive liveness from the orders stored in MANIFEST and prove that no\n" \
+	"two frames that can be live together share bytes, for any reachable\n" \
+	"order and any variant per microbatch.  With SCHEDULE, also check that\n" \
+	"it is the schedule the manifest was compiled from.  Exits 0 when\n" \
+	"proven, 1 with the first violation.\n"
+
+#define CGS_REPLAY_USAGE \
+	"usage: cgslot replay MANIFEST [--rank R] [--iterations K] [--seed X]\n" \
+	"                     [--device D] [--overlap-test]\n" \
+	"\n" \
+	"GPU self-test: capture a pattern-checking kernel for every graph of the\n" \
+	"manifest, replay K iterations with random reachable microbatch counts\n" \
+	"and variants, and count corrupted bytes (must be 0).  Exits 77 when no\n" \
+	"GPU is present.\n"
+
+#endif

@@ -1,0 +1,76 @@
+/* cgslot: the command-line front end.  One cmd_<name>.c per subcommand. */
+#include <stdio.h>
+#include <string.h>
+
+#include "cgs_version.h"
+#include "cli/cli.h"
+#include "cli/commands.h"
+
+const struct cgs_command cgs_commands[] = {
+	{"check", cgs_cmd_check, "validate schedule files and their orders",
+	 CGS_CHECK_USAGE},
+	{"orders", cgs_cmd_orders, "print capture orders",
+	 CGS_ORDERS_USAGE},
+	{"plan", cgs_cmd_plan, "plan slots, colours and offsets; print the plan",
+	 CGS_PLAN_USAGE},
+	{"compile", cgs_cmd_compile, "write a binary slot manifest",
+	 CGS_COMPILE_USAGE},
+	{"report", cgs_cmd_report, "print the memory report of a manifest",
+	 CGS_REPORT_USAGE},
+	{"dump", cgs_cmd_dump, "print every section of a manifest",
+	 CGS_DUMP_USAGE},
+	{"verify", cgs_cmd_verify, "prove that no two live frames share bytes",
+	 CGS_VERIFY_USAGE},
+	{"replay", cgs_cmd_replay, "capture and replay a manifest on the GPU",
+	 CGS_REPLAY_USAGE},
+	{NULL, NULL, NULL, NULL},
+};
+
+static void print_main_help(FILE *out)
+{
+	const struct cgs_command *c;
+
+	fputs("usage: cgslot [--version] [--help] <command> [<args>]\n"
+	      "\n"
+	      "cgslot compiles the CUDA-graph capture orders of a pipeline-parallel,\n"
+	      "dynamic context-parallel training schedule into a slot manifest.\n"
+	      "\n"
+	      "commands:\n", out);
+	for (c = cgs_commands; c->name; c++)
+		fprintf(out, "  %-9s %s\n", c->name, c->summary);
+	fputs("\n"
+	      "'cgslot help <command>' or 'cgslot <command> --help' describes one.\n"
+	      "Exit status: 0 ok, 1 invalid input or failed check, 2 usage,\n"
+	      "3 I/O or system error.\n", out);
+}
+
+int main(int argc, char **argv)
+{
+	const struct cgs_command *c;
+
+	if (argc < 2) {
+		print_main_help(stderr);
+		return CGS_EXIT_USAGE;
+	}
+	if (strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+		print_main_help(stdout);
+		return cgs_cli_finish(CGS_EXIT_OK);
+	}
+	if (strcmp(argv[1], "--version") == 0) {
+		printf("cgslot %s\n", CGS_VERSION_STRING);
+		return cgs_cli_finish(CGS_EXIT_OK);
+	}
+	if (strcmp(argv[1], "help") == 0) {
+		if (argc < 3) {
+			print_main_help(stdout);
+			return cgs_cli_finish(CGS_EXIT_OK);
+		}
+		return cgs_cli_help(argv[2]);
+	}
+	for (c = cgs_commands; c->name; c++)
+		if (strcmp(c->name, argv[1]) == 0)
+			return c->run(argc - 1, argv + 1);
+	fprintf(stderr, "cgslot: '%s' is not a cgslot command; see 'cgslot --help'\n",
+		argv[1]);
+	return CGS_EXIT_USAGE;
+}

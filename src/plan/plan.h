@@ -1,0 +1,123 @@
+/*
+ * The plan: for every planned rank, the reachable orders, the slot ring,
+ * saved and user-gradient frames with their colours and byte ranges, the
+ * arenas, the lower bounds and the lockstep capture sequence.
+ *
+ * Indexing (also used by the manifest):
+ *   layer_base[c]  = layers in chunks 0..c-1 (0-based chunks)
+ *   saved frame    (c, s, l)  -> f = layer_base[c] * S + s * layers[c] + l
+ *   user-grad frame (c, s)    -> u = c * S + s
+ *   graph          (v, f, d)  -> (v * n_saved + f) * 2 + d, d = 0 forward,
+ *                                1 backward
+ * so frames are listed chunk by chunk, slot by slot, layer by layer: the
+ * nesting of upstream's seven-field plan.
+ */
+#ifndef CGS_PLAN_PLAN_H
+#define CGS_PLAN_PLAN_H
+
+#include <stdint.h>
+
+#include "input/schedule.h"
+
+enum cgs_arena_role {
+	CGS_ARENA_SAVED = 0,     /* saved frames: input, output, saved */
+	CGS_ARENA_USER_GRAD = 1, /* user-gradient frames */
+};
+
+enum cgs_direction { CGS_FORWARD = 0, CGS_BACKWARD = 1 };
+
+/* A byte range; offsets are relative to what the field says. */
+struct cgs_range {
+	uint64_t offset;
+	uint64_t bytes;
+};
+
+struct cgs_frame {
+	uint32_t chunk;   /* 0-based */
+	uint32_t slot;    /* physical slot s */
+	uint32_t layer;   /* 0-based within the chunk; 0 for user-grad frames */
+	uint32_t colour;  /* interval-graph colour (arena id in upstream's plan) */
+	uint32_t arena;   /* index into cgs_rank_plan.arenas */
+	uint64_t offset;  /* start inside the arena, aligned */
+	uint64_t bytes;   /* maximum over variants, aligned */
+};
+
+struct cgs_arena {
+	uint32_t role;    /* enum cgs_arena_role */
+	uint64_t bytes;   /* what the runtime allocates */
+};
+
+/* Figures for one frame kind (saved or user-gradient) on one rank. */
+struct cgs_role_stats {
+	uint32_t frames;
+	uint32_t colours;
+	uint32_t colour_lower_bound;  /* largest clique found */
+	uint64_t bytes;               /* arena bytes of this kind */
+	uint64_t lower_bound_bytes;   /* heaviest live set of this kind */
+};
+
+struct cgs_rank_plan {
+	uint32_t rank;
+
+	/* Reachable microbatch counts, ascending, and their orders. */
+	uint32_t n_reachable;
+	uint32_t *reachable;
+	uint64_t *order_start;   /* n_reachable + 1 offsets into order_entries */
+	int32_t *order_entries;
+
+	uint32_t n_saved;
+	struct cgs_frame *saved;       /* n_saved, indexed as above */
+	uint32_t n_user_grad;
+	struct cgs_frame *user_grad;   /* n_user_grad, indexed as above */
+
+	/*
+	 * Per-variant layout inside frames, offsets relative to the frame:
+	 *   saved_roles[(v * n_saved + f) * 3 + r], r = input, output, saved
+	 *   user_grad_layers[v * n_saved + f]: gradient of layer l of
+	 *     saved-frame index f = (c, s, l), inside user-grad frame (c, s)
+	 */
+	struct cgs_range *saved_roles;
+	struct cgs_range *user_grad_layers;
+
+	uint32_t n_arenas;
+	struct cgs_arena *arenas;
+
+	struct cgs_role_stats saved_stats;
+	struct cgs_role_stats user_grad_stats;
+	uint64_t bytes;                  /* sum of arena bytes */
+	uint64_t lower_bound_bytes;      /* heaviest set live at one instant */
+	uint64_t bytes_without_sharing;  /* every variant with its own arenas */
+	uint64_t bytes_colour_arenas;    /* upstream: one arena per colour */
+
+	/* Graph indices (see above) in lockstep capture order. */
+	uint32_t n_graphs;
+	uint32_t *capture;
+};
+
+struct cgs_plan {
+	const struct cgs_schedule *schedule; /* borrowed; outlives the plan */
+	uint32_t slots;                      /* S, shared by all ranks */
+	uint32_t *layer_base;                /* vpp + 1 prefix sums */
+	uint32_t n_ranks;
+	struct cgs_rank_plan *ranks;         /* in schedule->ranks order */
+};
+
+struct cgs_plan_options {
+	/* Search budget for exact colouring and clique search, in nodes. */
+	uint64_t colour_budget;
+};
+
+void cgs_plan_options_init(struct cgs_plan_options *o);
+
+/*
+ * Plan every rank of a validated schedule.  Fails with CGS_E_PLAN when the
+ * requested ring is shorter than liveness (naming rank, N and chunk) and
+ * CGS_E_ORDER when an order would reuse a live frame.
+ */
+int cgs_plan_create(const struct cgs_schedule *s,
+		    const struct cgs_plan_options *opt, struct cgs_plan **out,
+		    struct cgs_error *err);
+
+void cgs_plan_destroy(struct cgs_plan **p);
+
+#endif

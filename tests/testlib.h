@@ -1,0 +1,17 @@
+/* Shared helpers for the Check suites. */
+#ifndef CGS_TESTS_TESTLIB_H
+#define CGS_TESTS_TESTLIB_H
+
+#include <check.h>
+#include <stddef.h>
+
+/* Run a suite; returns the process exit status (0 when all passed). */
+int cgs_test_run(Suite *suite);
+
+/* Absolute path of a file under the source tree (static buffer). */
+const char *cgs_test_path(const char *relative);
+
+/* Read a whole file into a NUL-terminated heap buffer; NULL on failure. */
+char *cgs_test_read(const char *path, size_t *len);
+
+#endif
