@@ -1,0 +1,30 @@
+/*
+ * The slot manifest writer: turns a plan into the bytes of a manifest
+ * (cgslot-manifest(5)).  It reads the plan and its schedule's fields only
+ * and calls nothing from the input or plan stages, so it carries no
+ * libyaml, jansson or CUDA dependency.
+ */
+#ifndef CGS_MANIFEST_WRITER_H
+#define CGS_MANIFEST_WRITER_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "cgslot/error.h"
+
+struct cgs_plan;
+
+/*
+ * Serialise `plan` (and plan->schedule) into a new heap buffer, stored in
+ * *out with its length in *len; the caller frees it with free().
+ * `schedule_hash` is cgs_schedule_hash(plan->schedule), passed in so the
+ * format stage does not link the input stage.  The output depends on the
+ * plan and the cgslot version alone: byte-identical on every machine.
+ * Errors: CGS_E_NOMEM; CGS_E_LIMIT when a count does not fit the format
+ * (more than 2^32-1 frames, graphs or capture entries); CGS_E_ARG for a
+ * NULL argument.
+ */
+int cgs_manifest_write(const struct cgs_plan *plan, uint64_t schedule_hash,
+		       void **out, size_t *len, struct cgs_error *err);
+
+#endif
