@@ -1,2 +1,0 @@
-/* placeholder until the verifier lands */
-typedef int cgs_verify_placeholder;

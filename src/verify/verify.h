@@ -1,0 +1,112 @@
+/*
+ * The independent verifier: proves that a slot plan never lets two frames
+ * that can be live together share bytes.
+ *
+ * It shares no code with the planner.  It works on a neutral description
+ * of one planned rank (struct cgs_verify_rank), which cgs_verify_manifest()
+ * fills from a manifest and the planner's tests fill from an in-memory
+ * plan, and it re-derives liveness itself by replaying the stored orders.
+ *
+ * What one rank must satisfy (the first failure is reported):
+ *  1. every range lies inside its arena (and, when an alignment is given,
+ *     starts on a multiple of it);
+ *  2. every stored order is well formed: 2 * N * M entries naming chunks
+ *     1..M, each chunk running N forwards and N backwards, never a
+ *     backward without a pending forward;
+ *  3. replaying each order (the k-th +c and the k-th -c are microbatch k
+ *     of chunk c, which uses slot k mod S), no forward reuses a saved
+ *     frame group (c, k mod S) that is still live and no two consecutive
+ *     backward events use the same user-gradient frame;
+ *  4. within one frame and one variant, the ranges (the three roles of a
+ *     saved frame, the layers of a user-gradient frame) are disjoint, and
+ *     distinct saved frames of one (chunk, slot) are disjoint for any pair
+ *     of variants (all layers of an event are live together);
+ *  5. two frames that are live at the same instant of any stored order are
+ *     disjoint for every pair of variants: each microbatch may pick any
+ *     variant.
+ * Lifetimes, inclusive: saved frame (c, s, l) of microbatch k from the
+ * forward of (c, k) to its backward; user-gradient frame (c, s) from the
+ * backward of (c, k) through the next backward event of any chunk (to the
+ * end of the order when there is none).
+ *
+ * Ranges of zero bytes hold nothing and never overlap anything.
+ */
+#ifndef CGS_VERIFY_VERIFY_H
+#define CGS_VERIFY_VERIFY_H
+
+#include <stdint.h>
+
+#include "cgslot/error.h"
+
+/* The most chunks times slots of one rank (the conflict matrix is dense). */
+#define CGS_VERIFY_MAX_GROUPS 8192u
+
+/* Indices of the saved-frame roles, the r of cgs_verify_rank.saved. */
+enum cgs_verify_role {
+	CGS_VERIFY_INPUT = 0,
+	CGS_VERIFY_OUTPUT = 1,
+	CGS_VERIFY_SAVED = 2,
+	CGS_VERIFY_USER_GRAD = 3, /* used in messages only */
+};
+
+/* An absolute byte range: [offset, offset + bytes) inside one arena. */
+struct cgs_verify_range {
+	uint32_t arena;
+	uint64_t offset;
+	uint64_t bytes;
+};
+
+/*
+ * One planned rank.  Every pointer is borrowed and must hold the number of
+ * entries stated.  Frames use the planner's indexing (plan/plan.h):
+ *   layer_base(c)   = layers[0] + ... + layers[c-1]
+ *   saved frame     (c, s, l) -> f = layer_base(c) * slots + s * layers[c] + l
+ *   user-grad frame (c, s)    -> u = c * slots + s
+ * and n_saved = slots * (layers[0] + ... + layers[vpp-1]).
+ */
+struct cgs_verify_rank {
+	uint32_t rank;            /* pipeline rank id, for messages */
+	uint32_t slots;           /* S >= 1 */
+	uint32_t vpp;             /* M >= 1 */
+	const uint32_t *layers;   /* vpp entries, each >= 1 */
+	uint32_t n_variants;      /* >= 1 */
+	const char *const *variant_names; /* n_variants names, or NULL */
+
+	uint32_t n_reachable;
+	const uint32_t *reachable;    /* microbatch counts N */
+	const uint64_t *order_start;  /* n_reachable + 1 offsets */
+	const int32_t *order_entries; /* signed 1-based chunk ids */
+
+	uint32_t n_arenas;
+	const uint64_t *arena_bytes;  /* n_arenas sizes */
+	uint64_t alignment;           /* every offset's multiple; 0: unchecked */
+
+	uint32_t n_saved;
+	/* saved[(v * n_saved + f) * 3 + r]: role r of saved frame f, variant v */
+	const struct cgs_verify_range *saved;
+	/*
+	 * user_grad[v * n_saved + f]: the input gradient of the layer of saved
+	 * frame f = (c, s, l) for variant v, inside user-grad frame (c, s).
+	 */
+	const struct cgs_verify_range *user_grad;
+};
+
+/*
+ * Prove the properties above for one rank.  Returns 0 when they hold.
+ * Errors:
+ *   CGS_E_VERIFY  a violation; the message names the rank, and for
+ *                 liveness violations the microbatch count N and the order
+ *                 position (0-based) where both frames are first live
+ *                 together, the two frames (chunk, slot, layer, variant,
+ *                 role) and their byte ranges
+ *   CGS_E_ARG     the description is inconsistent (NULL arrays, n_saved
+ *                 not matching slots and layers, a zero count)
+ *   CGS_E_NOMEM   working memory could not be allocated
+ * Time: linear in the order entries (times S * M / 64 words per forward
+ * or backward) plus, for each pair of frame groups live together once,
+ * the sum of their ranges.  Memory: O((S * M)^2 / 8 + ranges).
+ */
+int cgs_verify_rank_check(const struct cgs_verify_rank *vr,
+			  struct cgs_error *err);
+
+#endif
