@@ -71,7 +71,9 @@ struct cgs_rank_plan {
 	struct cgs_frame *user_grad;   /* n_user_grad, indexed as above */
 
 	/*
-	 * Per-variant layout inside frames, offsets relative to the frame:
+	 * Per-variant layout inside frames, offsets relative to the frame
+	 * (aligned) and bytes exactly as the schedule gives them (a role's
+	 * range is followed by padding up to the alignment):
 	 *   saved_roles[(v * n_saved + f) * 3 + r], r = input, output, saved
 	 *   user_grad_layers[v * n_saved + f]: gradient of layer l of
 	 *     saved-frame index f = (c, s, l), inside user-grad frame (c, s)
@@ -102,17 +104,30 @@ struct cgs_plan {
 	struct cgs_rank_plan *ranks;         /* in schedule->ranks order */
 };
 
+/* Default search budget: enough to settle small graphs exactly. */
+#define CGS_PLAN_DEFAULT_COLOUR_BUDGET 20000
+
 struct cgs_plan_options {
-	/* Search budget for exact colouring and clique search, in nodes. */
+	/*
+	 * Search budget for exact colouring and clique search, in nodes,
+	 * spent separately by each search on each rank and frame kind.
+	 */
 	uint64_t colour_budget;
+	/* Most saved frames on one rank (limit `frames`); 0: no limit. */
+	uint64_t max_frames;
 };
 
 void cgs_plan_options_init(struct cgs_plan_options *o);
 
 /*
- * Plan every rank of a validated schedule.  Fails with CGS_E_PLAN when the
- * requested ring is shorter than liveness (naming rank, N and chunk) and
- * CGS_E_ORDER when an order would reuse a live frame.
+ * Plan every rank of a validated schedule; opt may be NULL for defaults.
+ * The ring is the smallest safe one unless the schedule asks for `slots`.
+ * Fails with CGS_E_PLAN when the requested ring is shorter than liveness
+ * (naming rank, N and chunk) or longer than the largest reachable
+ * microbatch count (its last slots would never be used), CGS_E_ORDER when
+ * an order is malformed or would reuse a live frame (naming rank, N and
+ * entry index), CGS_E_LIMIT when a rank needs more saved frames than
+ * opt->max_frames, CGS_E_NOMEM.  The plan borrows `s`.
  */
 int cgs_plan_create(const struct cgs_schedule *s,
 		    const struct cgs_plan_options *opt, struct cgs_plan **out,

@@ -1,0 +1,412 @@
+/*
+ * Conflict graphs: colouring (DSATUR and a bounded exact search), a
+ * bounded maximum-clique search, and first-fit offset packing.  Every
+ * search is bounded by a node budget, never by time, so a schedule gives
+ * the same plan on every machine.
+ */
+#include "plan/graph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgslot/error.h"
+
+int cgs_graph_init(struct cgs_graph *g, uint32_t n)
+{
+	uint64_t cells;
+
+	g->n = n;
+	g->words = cgs_bits_words(n);
+	cells = (uint64_t)n * g->words;
+	g->adj = calloc(cells ? cells : 1, sizeof(*g->adj));
+	return g->adj ? 0 : CGS_E_NOMEM;
+}
+
+void cgs_graph_release(struct cgs_graph *g)
+{
+	if (!g)
+		return;
+	free(g->adj);
+	memset(g, 0, sizeof(*g));
+}
+
+void cgs_graph_symmetrise(struct cgs_graph *g)
+{
+	uint32_t a, b;
+
+	for (a = 0; a < g->n; a++) {
+		uint64_t *row = cgs_graph_row(g, a);
+
+		cgs_bit_clear(row, a);
+		for (b = a + 1; b < g->n; b++) {
+			uint64_t *other = cgs_graph_row(g, b);
+
+			if (cgs_bit_test(row, b) || cgs_bit_test(other, a)) {
+				cgs_bit_set(row, b);
+				cgs_bit_set(other, a);
+			}
+		}
+	}
+}
+
+void cgs_graph_degrees(const struct cgs_graph *g, uint32_t *deg)
+{
+	uint32_t v, w;
+
+	for (v = 0; v < g->n; v++) {
+		const uint64_t *row = cgs_graph_row(g, v);
+		uint32_t d = 0;
+
+		for (w = 0; w < g->words; w++)
+			d += (uint32_t)__builtin_popcountll(row[w]);
+		deg[v] = d;
+	}
+}
+
+/* Visit every set bit of row[0 .. words) as `var`. */
+#define FOR_EACH_BIT(row, words, var)                                     \
+	for (uint32_t w_ = 0; w_ < (words); w_++)                         \
+		for (uint64_t b_ = (row)[w_]; b_ &&                       \
+		     ((var) = w_ * 64 + (uint32_t)__builtin_ctzll(b_), 1); \
+		     b_ &= b_ - 1)
+
+/* The uncoloured vertex of highest saturation, then degree, then lowest. */
+static uint32_t pick_saturated(uint32_t n, const uint32_t *sat,
+			       const uint32_t *deg, const int64_t *colour)
+{
+	uint32_t v, best = UINT32_MAX;
+
+	for (v = 0; v < n; v++) {
+		if (colour[v] >= 0)
+			continue;
+		if (best == UINT32_MAX || sat[v] > sat[best] ||
+		    (sat[v] == sat[best] && deg[v] > deg[best]))
+			best = v;
+	}
+	return best;
+}
+
+int cgs_colour_dsatur(const struct cgs_graph *g, uint32_t *colour)
+{
+	uint32_t n = g->n, words = g->words, step, k = 0, u;
+	uint32_t *deg = calloc(n ? n : 1, sizeof(*deg));
+	uint32_t *sat = calloc(n ? n : 1, sizeof(*sat));
+	int64_t *col = malloc((n ? n : 1) * sizeof(*col));
+	/* seen[v]: colours among v's neighbours; never more than n colours */
+	uint64_t *seen = calloc((uint64_t)n * words + 1, sizeof(*seen));
+	int rc;
+
+	if (!deg || !sat || !col || !seen) {
+		rc = CGS_E_NOMEM;
+		goto out;
+	}
+	cgs_graph_degrees(g, deg);
+	for (u = 0; u < n; u++)
+		col[u] = -1;
+	for (step = 0; step < n; step++) {
+		uint32_t v = pick_saturated(n, sat, deg, col), c = 0, w;
+		uint64_t *mine = seen + (uint64_t)v * words;
+
+		for (w = 0; w < words; w++) {
+			if (~mine[w]) {
+				c = w * 64 + (uint32_t)__builtin_ctzll(~mine[w]);
+				break;
+			}
+		}
+		col[v] = c;
+		colour[v] = c;
+		if (c + 1 > k)
+			k = c + 1;
+		FOR_EACH_BIT(cgs_graph_row(g, v), words, u) {
+			uint64_t *theirs = seen + (uint64_t)u * words;
+
+			if (col[u] < 0 && !cgs_bit_test(theirs, c)) {
+				cgs_bit_set(theirs, c);
+				sat[u]++;
+			}
+		}
+	}
+	rc = (int)k;
+out:
+	free(deg);
+	free(sat);
+	free(col);
+	free(seen);
+	return rc;
+}
+
+struct exact {
+	const struct cgs_graph *g;
+	uint32_t n, lower, best, ncol;
+	uint32_t *deg, *sat, *count;   /* count[v * ncol + c] */
+	int64_t *col;
+	uint32_t *best_col;
+	uint64_t *budget;
+	int stop;
+};
+
+static void exact_assign(struct exact *x, uint32_t v, uint32_t c)
+{
+	uint32_t u;
+
+	x->col[v] = c;
+	FOR_EACH_BIT(cgs_graph_row(x->g, v), x->g->words, u)
+		if (x->count[(uint64_t)u * x->ncol + c]++ == 0)
+			x->sat[u]++;
+}
+
+static void exact_unassign(struct exact *x, uint32_t v, uint32_t c)
+{
+	uint32_t u;
+
+	x->col[v] = -1;
+	FOR_EACH_BIT(cgs_graph_row(x->g, v), x->g->words, u)
+		if (--x->count[(uint64_t)u * x->ncol + c] == 0)
+			x->sat[u]--;
+}
+
+static void exact_search(struct exact *x, uint32_t depth, uint32_t used)
+{
+	uint32_t v, c, limit;
+
+	if (x->stop)
+		return;
+	if (*x->budget == 0) {
+		x->stop = 1;
+		return;
+	}
+	(*x->budget)--;
+	if (depth == x->n) {
+		uint32_t u;
+
+		x->best = used;
+		for (u = 0; u < x->n; u++)
+			x->best_col[u] = (uint32_t)x->col[u];
+		if (used <= x->lower)
+			x->stop = 1;
+		return;
+	}
+	v = pick_saturated(x->n, x->sat, x->deg, x->col);
+	/* colours already used, or one new colour (the others are symmetric) */
+	for (c = 0;; c++) {
+		limit = used + 1 < x->best - 1 ? used + 1 : x->best - 1;
+		if (c >= limit || x->stop)
+			break;
+		if (x->count[(uint64_t)v * x->ncol + c])
+			continue;
+		exact_assign(x, v, c);
+		exact_search(x, depth + 1, c + 1 > used ? c + 1 : used);
+		exact_unassign(x, v, c);
+	}
+}
+
+int cgs_colour_exact(const struct cgs_graph *g, uint32_t lower, uint32_t k,
+		     uint32_t *colour, uint64_t *budget)
+{
+	struct exact x = {.g = g, .n = g->n, .lower = lower, .best = k,
+			  .ncol = k ? k : 1, .budget = budget};
+	uint32_t n = g->n ? g->n : 1, v;
+	int rc;
+
+	if (lower >= k || g->n == 0)
+		return (int)k;
+	x.deg = calloc(n, sizeof(*x.deg));
+	x.sat = calloc(n, sizeof(*x.sat));
+	x.count = calloc((uint64_t)n * x.ncol, sizeof(*x.count));
+	x.col = malloc(n * sizeof(*x.col));
+	x.best_col = malloc(n * sizeof(*x.best_col));
+	if (!x.deg || !x.sat || !x.count || !x.col || !x.best_col) {
+		rc = CGS_E_NOMEM;
+		goto out;
+	}
+	cgs_graph_degrees(g, x.deg);
+	for (v = 0; v < g->n; v++) {
+		x.col[v] = -1;
+		x.best_col[v] = colour[v];
+	}
+	exact_search(&x, 0, 0);
+	if (x.best < k)
+		memcpy(colour, x.best_col, g->n * sizeof(*colour));
+	rc = (int)x.best;
+out:
+	free(x.deg);
+	free(x.sat);
+	free(x.count);
+	free(x.col);
+	free(x.best_col);
+	return rc;
+}
+
+struct clique {
+	const struct cgs_graph *g;
+	uint32_t best;
+	uint64_t *budget;
+	int stop, nomem;
+};
+
+static uint32_t popcount_row(const uint64_t *row, uint32_t words)
+{
+	uint32_t w, n = 0;
+
+	for (w = 0; w < words; w++)
+		n += (uint32_t)__builtin_popcountll(row[w]);
+	return n;
+}
+
+/*
+ * Tomita's MCQ: colour the candidates greedily; a vertex of colour k can
+ * extend the clique by at most k, which prunes most branches.
+ */
+static void clique_expand(struct clique *q, uint32_t size, uint64_t *cand)
+{
+	uint32_t words = q->g->words, m = popcount_row(cand, words);
+	uint32_t *order = NULL, *bound = NULL, idx = 0, k = 0, i, v, w;
+	uint64_t *left = NULL, *avail = NULL, *next = NULL;
+
+	if (q->stop)
+		return;
+	if (*q->budget == 0) {
+		q->stop = 1;
+		return;
+	}
+	(*q->budget)--;
+	order = malloc(m * sizeof(*order) + 1);
+	bound = malloc(m * sizeof(*bound) + 1);
+	left = malloc(words * sizeof(*left) * 3 + 1);
+	if (!order || !bound || !left) {
+		q->nomem = q->stop = 1;
+		goto out;
+	}
+	avail = left + words;
+	next = avail + words;
+	memcpy(left, cand, words * sizeof(*left));
+	while (idx < m) {
+		k++;
+		memcpy(avail, left, words * sizeof(*avail));
+		for (w = 0; w < words; w++) {
+			while (avail[w]) {
+				const uint64_t *row;
+				uint32_t j;
+
+				v = w * 64 + (uint32_t)__builtin_ctzll(avail[w]);
+				row = cgs_graph_row(q->g, v);
+				cgs_bit_clear(left, v);
+				for (j = w; j < words; j++)
+					avail[j] &= ~row[j];
+				cgs_bit_clear(avail, v);
+				order[idx] = v;
+				bound[idx] = k;
+				idx++;
+			}
+		}
+	}
+	for (i = m; i-- > 0;) {
+		const uint64_t *row;
+		int any = 0;
+
+		if (size + bound[i] <= q->best || q->stop)
+			break;
+		v = order[i];
+		row = cgs_graph_row(q->g, v);
+		for (w = 0; w < words; w++) {
+			next[w] = cand[w] & row[w];
+			any |= next[w] != 0;
+		}
+		if (!any) {
+			if (size + 1 > q->best)
+				q->best = size + 1;
+		} else {
+			clique_expand(q, size + 1, next);
+			/* next is scratch of this level: the callee copied it */
+		}
+		cgs_bit_clear(cand, v);
+	}
+out:
+	free(order);
+	free(bound);
+	free(left);
+}
+
+int64_t cgs_clique_max(const struct cgs_graph *g, uint32_t known,
+		       uint64_t *budget)
+{
+	struct clique q = {.g = g, .best = known, .budget = budget};
+	uint64_t *cand;
+	uint32_t v;
+
+	if (g->n == 0)
+		return 0;
+	cand = calloc(g->words, sizeof(*cand));
+	if (!cand)
+		return CGS_E_NOMEM;
+	for (v = 0; v < g->n; v++)
+		cgs_bit_set(cand, v);
+	clique_expand(&q, 0, cand);
+	free(cand);
+	if (q.nomem)
+		return CGS_E_NOMEM;
+	return q.best > known ? q.best : known;
+}
+
+struct span {
+	uint64_t start, end;
+};
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->start != y->start)
+		return x->start < y->start ? -1 : 1;
+	return (x->end > y->end) - (x->end < y->end);
+}
+
+int cgs_pack_first_fit(const struct cgs_graph *g, const uint64_t *size,
+		       const uint32_t *order, uint64_t *offset,
+		       uint64_t *total)
+{
+	uint32_t n = g->n, words = g->words, i, u;
+	uint64_t *placed = calloc(words + 1, sizeof(*placed));
+	struct span *busy = malloc((n ? n : 1) * sizeof(*busy));
+	uint64_t top = 0;
+
+	if (!placed || !busy) {
+		free(placed);
+		free(busy);
+		return CGS_E_NOMEM;
+	}
+	for (i = 0; i < n; i++) {
+		uint32_t v = order[i], m = 0, j;
+		const uint64_t *row = cgs_graph_row(g, v);
+		uint64_t at = 0;
+
+		if (size[v]) {
+			for (uint32_t w = 0; w < words; w++) {
+				uint64_t bits = row[w] & placed[w];
+
+				for (; bits; bits &= bits - 1) {
+					u = w * 64 + (uint32_t)__builtin_ctzll(bits);
+					if (size[u])
+						busy[m++] = (struct span){
+							offset[u],
+							offset[u] + size[u]};
+				}
+			}
+			qsort(busy, m, sizeof(*busy), span_cmp);
+			for (j = 0; j < m; j++) {
+				if (busy[j].start >= at + size[v])
+					break;
+				if (busy[j].end > at)
+					at = busy[j].end;
+			}
+		}
+		offset[v] = at;
+		if (at + size[v] > top)
+			top = at + size[v];
+		cgs_bit_set(placed, v);
+	}
+	*total = top;
+	free(placed);
+	free(busy);
+	return 0;
+}

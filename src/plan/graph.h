@@ -1,0 +1,92 @@
+/*
+ * Conflict graphs of the planner: n vertices, an adjacency bitset row per
+ * vertex.  Internal to src/plan.
+ */
+#ifndef CGS_PLAN_GRAPH_H
+#define CGS_PLAN_GRAPH_H
+
+#include <stdint.h>
+
+struct cgs_graph {
+	uint32_t n;
+	uint32_t words;   /* 64-bit words per row */
+	uint64_t *adj;    /* n * words; symmetric, no self loops */
+};
+
+static inline uint32_t cgs_bits_words(uint32_t n)
+{
+	return (n + 63) / 64;
+}
+
+static inline int cgs_bit_test(const uint64_t *row, uint32_t i)
+{
+	return (int)((row[i >> 6] >> (i & 63)) & 1);
+}
+
+static inline void cgs_bit_set(uint64_t *row, uint32_t i)
+{
+	row[i >> 6] |= (uint64_t)1 << (i & 63);
+}
+
+static inline void cgs_bit_clear(uint64_t *row, uint32_t i)
+{
+	row[i >> 6] &= ~((uint64_t)1 << (i & 63));
+}
+
+static inline uint64_t *cgs_graph_row(const struct cgs_graph *g, uint32_t v)
+{
+	return g->adj + (uint64_t)v * g->words;
+}
+
+static inline int cgs_graph_edge(const struct cgs_graph *g, uint32_t a,
+				 uint32_t b)
+{
+	return cgs_bit_test(cgs_graph_row(g, a), b);
+}
+
+/* Allocate an edgeless graph; returns 0 or CGS_E_NOMEM. */
+int cgs_graph_init(struct cgs_graph *g, uint32_t n);
+void cgs_graph_release(struct cgs_graph *g);
+
+/* Make the graph symmetric (a row set either way becomes an edge). */
+void cgs_graph_symmetrise(struct cgs_graph *g);
+
+/* Degree of every vertex into deg[n]. */
+void cgs_graph_degrees(const struct cgs_graph *g, uint32_t *deg);
+
+/*
+ * Colouring.  Every function writes colour[v] in 0..k-1 and returns k, or
+ * a negative CGS_E_* code.
+ *
+ * cgs_colour_dsatur: Brelaz's heuristic, ties broken by degree, then by the
+ * lower index, so the result depends on the graph alone.
+ *
+ * cgs_colour_exact: a DSATUR-ordered branch and bound starting from the
+ * colouring already in colour[] (k colours); stops when it reaches
+ * `lower` colours (proven optimal) or after *budget nodes, which it
+ * decrements.  Never returns more than k.
+ */
+int cgs_colour_dsatur(const struct cgs_graph *g, uint32_t *colour);
+int cgs_colour_exact(const struct cgs_graph *g, uint32_t lower, uint32_t k,
+		     uint32_t *colour, uint64_t *budget);
+
+/*
+ * The size of the largest clique found by a bounded branch and bound
+ * (greedy-colouring bound), at least `known` (a clique the caller already
+ * has).  *budget nodes at most, decremented.  Returns the size or a
+ * negative CGS_E_* code.
+ */
+int64_t cgs_clique_max(const struct cgs_graph *g, uint32_t known,
+		       uint64_t *budget);
+
+/*
+ * First-fit packing of n items with sizes (multiples of the alignment) so
+ * that adjacent items never overlap: items are placed in `order`, each at
+ * the lowest offset free of its placed neighbours.  Writes offset[] and
+ * returns the arena size through *total.  Returns 0 or CGS_E_NOMEM.
+ */
+int cgs_pack_first_fit(const struct cgs_graph *g, const uint64_t *size,
+		       const uint32_t *order, uint64_t *offset,
+		       uint64_t *total);
+
+#endif
