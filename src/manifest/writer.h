@@ -21,8 +21,10 @@ struct cgs_plan;
  * format stage does not link the input stage.  The output depends on the
  * plan and the cgslot version alone: byte-identical on every machine.
  * Errors: CGS_E_NOMEM; CGS_E_LIMIT when a count does not fit the format
- * (more than 2^32-1 frames, graphs or capture entries); CGS_E_ARG for a
- * NULL argument.
+ * (more than 2^32-1 frames or graphs per rank); CGS_E_INVALID when the
+ * plan's shape disagrees with its schedule (frame counts, order lengths);
+ * CGS_E_ARG for a NULL argument.  The writer does not re-validate plan
+ * contents: open the result with cgs_manifest_open_buffer() to check it.
  */
 int cgs_manifest_write(const struct cgs_plan *plan, uint64_t schedule_hash,
 		       void **out, size_t *len, struct cgs_error *err);

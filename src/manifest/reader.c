@@ -1,0 +1,1289 @@
+#include "manifest/manifest.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/crc32c.h"
+#include "common/error.h"
+#include "manifest/format.h"
+
+struct cgs_manifest {
+	const uint8_t *base;
+	size_t len;
+	void *map;           /* non-NULL when opened from a file */
+	size_t map_len;
+	struct cgs_manifest_info info;
+	const uint8_t *sec[CGS_MF_SECTIONS_KNOWN + 1];
+	uint64_t sec_len[CGS_MF_SECTIONS_KNOWN + 1];
+	uint32_t entry_bytes;
+	uint32_t *layer_base;  /* vpp + 1 prefix sums */
+};
+
+/* What validation needs besides the handle it fills. */
+struct check {
+	struct cgs_manifest *m;
+	const char *path;
+	struct cgs_error *err;
+	uint64_t n_reachable, n_arenas, n_capture, n_entries;
+};
+
+static const char *const section_names[CGS_MF_SECTIONS_KNOWN + 1] = {
+	"", "meta", "strings", "variants", "ranks", "reachable", "orders",
+	"arenas", "saved frames", "user-grad frames", "saved roles",
+	"user-grad layers", "capture",
+};
+
+static int fail(struct check *c, int code, const char *fmt, ...)
+	CGS_PRINTF(3, 4);
+
+static int fail(struct check *c, int code, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	cgs_error_vat(c->err, code, c->path, 0, 0, fmt, ap);
+	va_end(ap);
+	return code;
+}
+
+/* a * b, or UINT64_MAX when it overflows (no count here can be that). */
+static uint64_t mul(uint64_t a, uint64_t b)
+{
+	if (a && b > UINT64_MAX / a)
+		return UINT64_MAX;
+	return a * b;
+}
+
+static int add_ok(uint64_t *sum, uint64_t v)
+{
+	if (*sum > UINT64_MAX - v)
+		return 0;
+	*sum += v;
+	return 1;
+}
+
+/* Check a section's payload length is count * entry bytes. */
+static int expect_len(struct check *c, unsigned id, uint64_t count,
+		      uint64_t entry, const char *what)
+{
+	uint64_t want = mul(count, entry);
+
+	if (want == UINT64_MAX || c->m->sec_len[id] != want)
+		return fail(c, CGS_E_FORMAT,
+			    "section %u (%s) holds %llu bytes; %llu %s of %llu bytes need %llu",
+			    id, section_names[id],
+			    (unsigned long long)c->m->sec_len[id],
+			    (unsigned long long)count, what,
+			    (unsigned long long)entry,
+			    (unsigned long long)want);
+	return 0;
+}
+
+static int check_header(struct check *c)
+{
+	const uint8_t *b = c->m->base;
+	size_t len = c->m->len;
+	uint16_t major, minor;
+	uint64_t file_bytes;
+
+	if (len == 0)
+		return fail(c, CGS_E_FORMAT, "manifest is empty");
+	if (len < CGS_MF_MAGIC_BYTES ||
+	    memcmp(b, CGS_MF_MAGIC, CGS_MF_MAGIC_BYTES) != 0)
+		return fail(c, CGS_E_FORMAT,
+			    "not a cgslot manifest: the file does not start with \"%s\"",
+			    CGS_MF_MAGIC);
+	if (len < CGS_MF_HEADER_BYTES + CGS_MF_TRAILER_BYTES)
+		return fail(c, CGS_E_FORMAT,
+			    "manifest is truncated: %zu bytes, the header and trailer alone take %d",
+			    len, CGS_MF_HEADER_BYTES + CGS_MF_TRAILER_BYTES);
+	major = cgs_get_le16(b + 8);
+	minor = cgs_get_le16(b + 10);
+	c->m->info.major = major;
+	c->m->info.minor = minor;
+	if (major > CGS_MANIFEST_MAJOR)
+		return fail(c, CGS_E_VERSION,
+			    "manifest format %u.%u is newer than this cgslot reads (%d.x); use a newer cgslot",
+			    major, minor, CGS_MANIFEST_MAJOR);
+	if (major < CGS_MANIFEST_MAJOR)
+		return fail(c, CGS_E_FORMAT,
+			    "manifest format major version %u is not defined; accepted: %d",
+			    major, CGS_MANIFEST_MAJOR);
+	file_bytes = cgs_get_le64(b + 24);
+	if (file_bytes != len)
+		return fail(c, CGS_E_FORMAT,
+			    "manifest is %s: the header says %llu bytes, the file has %zu",
+			    file_bytes > len ? "truncated" : "longer than recorded",
+			    (unsigned long long)file_bytes, len);
+	if (cgs_get_le32(b + len - 4) != cgs_crc32c(0, b, len - 4))
+		return fail(c, CGS_E_CHECKSUM,
+			    "manifest checksum mismatch: stored CRC-32C %08x, computed %08x (the file is corrupt)",
+			    cgs_get_le32(b + len - 4),
+			    cgs_crc32c(0, b, len - 4));
+	if (cgs_get_le32(b + 12) != CGS_MF_HEADER_BYTES)
+		return fail(c, CGS_E_FORMAT,
+			    "header size is %u; accepted: %d",
+			    cgs_get_le32(b + 12), CGS_MF_HEADER_BYTES);
+	if (cgs_get_le32(b + 20) != 0)
+		return fail(c, CGS_E_FORMAT,
+			    "reserved header field at offset 20 is %u; it must be 0",
+			    cgs_get_le32(b + 20));
+	if (cgs_get_le32(b + len - 8) != 0)
+		return fail(c, CGS_E_FORMAT,
+			    "reserved trailer field is %u; it must be 0",
+			    cgs_get_le32(b + len - 8));
+	if (len % 8)
+		return fail(c, CGS_E_FORMAT,
+			    "manifest length %zu is not a multiple of 8", len);
+	return 0;
+}
+
+static int zero_bytes(const uint8_t *p, uint64_t n)
+{
+	uint64_t i;
+
+	for (i = 0; i < n; i++)
+		if (p[i])
+			return 0;
+	return 1;
+}
+
+/* Walk the table of contents: sections back to back, 8-byte aligned. */
+static int check_toc(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	const uint8_t *b = m->base;
+	uint64_t n = cgs_get_le32(b + 16);
+	uint64_t end = m->len - CGS_MF_TRAILER_BYTES;
+	uint64_t pos, i, off, bytes, prev_id = 0;
+	uint32_t id, flags;
+
+	if (n > (end - CGS_MF_HEADER_BYTES) / CGS_MF_TOC_ENTRY_BYTES)
+		return fail(c, CGS_E_FORMAT,
+			    "table of contents lists %llu sections; the file has room for at most %llu",
+			    (unsigned long long)n,
+			    (unsigned long long)((end - CGS_MF_HEADER_BYTES) /
+						 CGS_MF_TOC_ENTRY_BYTES));
+	pos = CGS_MF_HEADER_BYTES + n * CGS_MF_TOC_ENTRY_BYTES;
+	for (i = 0; i < n; i++) {
+		const uint8_t *e = b + CGS_MF_HEADER_BYTES +
+				   i * CGS_MF_TOC_ENTRY_BYTES;
+
+		id = cgs_get_le32(e);
+		flags = cgs_get_le32(e + 4);
+		off = cgs_get_le64(e + 8);
+		bytes = cgs_get_le64(e + 16);
+		if (i && id <= prev_id)
+			return fail(c, CGS_E_FORMAT,
+				    "table of contents entry %llu: section id %u does not follow %llu; ids must ascend",
+				    (unsigned long long)i, id,
+				    (unsigned long long)prev_id);
+		if (id == 0)
+			return fail(c, CGS_E_FORMAT,
+				    "table of contents entry %llu: section id 0 is reserved",
+				    (unsigned long long)i);
+		if (flags & ~CGS_MF_FLAG_OPTIONAL)
+			return fail(c, CGS_E_FORMAT,
+				    "section %u: reserved flag bits set (flags %#x); accepted: 0 or 1",
+				    id, flags);
+		if (off != pos)
+			return fail(c, CGS_E_FORMAT,
+				    "section %u starts at offset %llu; it must start at %llu, right after the previous one",
+				    id, (unsigned long long)off,
+				    (unsigned long long)pos);
+		if (bytes > end - off)
+			return fail(c, CGS_E_FORMAT,
+				    "section %u (%llu bytes at offset %llu) runs past the end of the data at %llu",
+				    id, (unsigned long long)bytes,
+				    (unsigned long long)off,
+				    (unsigned long long)end);
+		pos = cgs_mf_align8(off + bytes);
+		if (pos > end)
+			return fail(c, CGS_E_FORMAT,
+				    "section %u: its padding runs past the end of the data",
+				    id);
+		if (!zero_bytes(b + off + bytes, pos - off - bytes))
+			return fail(c, CGS_E_FORMAT,
+				    "section %u: padding after the payload is not zero",
+				    id);
+		if (id <= CGS_MF_SECTIONS_KNOWN) {
+			m->sec[id] = b + off;
+			m->sec_len[id] = bytes;
+		} else if (!(flags & CGS_MF_FLAG_OPTIONAL)) {
+			if (m->info.minor > CGS_MANIFEST_MINOR)
+				return fail(c, CGS_E_VERSION,
+					    "section %u is required and unknown to this cgslot (format %d.%d, file %u.%u); use a newer cgslot",
+					    id, CGS_MANIFEST_MAJOR,
+					    CGS_MANIFEST_MINOR,
+					    m->info.major, m->info.minor);
+			return fail(c, CGS_E_FORMAT,
+				    "section %u is unknown and not marked optional",
+				    id);
+		}
+		prev_id = id;
+	}
+	if (pos != end)
+		return fail(c, CGS_E_FORMAT,
+			    "%llu bytes after the last section are not listed in the table of contents",
+			    (unsigned long long)(end - pos));
+	for (id = 1; id <= CGS_MF_SECTIONS_KNOWN; id++)
+		if (!m->sec[id])
+			return fail(c, CGS_E_FORMAT,
+				    "required section %u (%s) is missing", id,
+				    section_names[id]);
+	return 0;
+}
+
+/* A string reference: an offset to the start of a NUL-terminated string. */
+static int check_string(struct check *c, uint32_t off, const char *what,
+			const char **out)
+{
+	const uint8_t *s = c->m->sec[CGS_MF_STRINGS];
+
+	if (off >= c->m->sec_len[CGS_MF_STRINGS] || (off && s[off - 1]))
+		return fail(c, CGS_E_FORMAT,
+			    "%s: string offset %u does not start a string of section %d (strings, %llu bytes)",
+			    what, off, CGS_MF_STRINGS,
+			    (unsigned long long)c->m->sec_len[CGS_MF_STRINGS]);
+	*out = (const char *)s + off;
+	return 0;
+}
+
+static unsigned entry_bytes_for(uint32_t vpp)
+{
+	return vpp <= INT8_MAX ? 1 : vpp <= INT16_MAX ? 2 : 4;
+}
+
+static int check_meta(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	struct cgs_manifest_info *in = &m->info;
+	const uint8_t *p = m->sec[CGS_MF_META];
+	uint64_t layers_total = 0, v;
+	uint32_t i, name, producer;
+	int rc;
+
+	if (m->sec_len[CGS_MF_META] < CGS_MF_META_FIXED_BYTES)
+		return fail(c, CGS_E_FORMAT,
+			    "section 1 (meta) holds %llu bytes; at least %d needed",
+			    (unsigned long long)m->sec_len[CGS_MF_META],
+			    CGS_MF_META_FIXED_BYTES);
+	in->schedule_hash = cgs_get_le64(p + CGS_MF_META_HASH);
+	in->alignment = cgs_get_le64(p + CGS_MF_META_ALIGNMENT);
+	in->pp = cgs_get_le32(p + CGS_MF_META_PP);
+	in->vpp = cgs_get_le32(p + CGS_MF_META_VPP);
+	in->group = cgs_get_le32(p + CGS_MF_META_GROUP);
+	in->max_microbatches = cgs_get_le32(p + CGS_MF_META_MAX_MB);
+	in->slots = cgs_get_le32(p + CGS_MF_META_SLOTS);
+	in->layers_total = cgs_get_le32(p + CGS_MF_META_LAYERS_TOTAL);
+	in->n_variants = cgs_get_le32(p + CGS_MF_META_VARIANTS);
+	in->n_ranks = cgs_get_le32(p + CGS_MF_META_RANKS);
+	name = cgs_get_le32(p + CGS_MF_META_NAME);
+	producer = cgs_get_le32(p + CGS_MF_META_PRODUCER);
+	m->entry_bytes = cgs_get_le32(p + CGS_MF_META_ENTRY_BYTES);
+
+#define AT_LEAST_ONE(field, label)                                           \
+	if (in->field == 0)                                                  \
+		return fail(c, CGS_E_FORMAT,                                 \
+			    "meta: " label " is 0; it must be at least 1")
+	AT_LEAST_ONE(pp, "pp");
+	AT_LEAST_ONE(vpp, "vpp");
+	AT_LEAST_ONE(group, "microbatch group");
+	AT_LEAST_ONE(max_microbatches, "max_microbatches");
+	AT_LEAST_ONE(slots, "slots");
+	AT_LEAST_ONE(n_variants, "the variant count");
+	AT_LEAST_ONE(n_ranks, "the rank count");
+#undef AT_LEAST_ONE
+	if (in->alignment == 0 || (in->alignment & (in->alignment - 1)))
+		return fail(c, CGS_E_FORMAT,
+			    "meta: alignment %llu is not a power of two",
+			    (unsigned long long)in->alignment);
+	if (in->n_ranks > in->pp)
+		return fail(c, CGS_E_FORMAT,
+			    "meta: %u ranks planned but pp is %u", in->n_ranks,
+			    in->pp);
+	if (cgs_get_le32(p + CGS_MF_META_RESERVED) != 0)
+		return fail(c, CGS_E_FORMAT,
+			    "meta: reserved field is %u; it must be 0",
+			    cgs_get_le32(p + CGS_MF_META_RESERVED));
+	if (m->entry_bytes != entry_bytes_for(in->vpp))
+		return fail(c, CGS_E_FORMAT,
+			    "meta: order entry size is %u bytes; for vpp %u it must be %u",
+			    m->entry_bytes, in->vpp, entry_bytes_for(in->vpp));
+	if ((rc = expect_len(c, CGS_MF_META, 1, CGS_MF_META_FIXED_BYTES +
+			     (uint64_t)in->vpp * 4, "meta block")))
+		return rc;
+	m->layer_base = malloc(((size_t)in->vpp + 1) * sizeof(uint32_t));
+	if (!m->layer_base)
+		return fail(c, CGS_E_NOMEM, "out of memory");
+	for (i = 0; i < in->vpp; i++) {
+		v = cgs_get_le32(p + CGS_MF_META_FIXED_BYTES + 4 * (size_t)i);
+		if (v == 0)
+			return fail(c, CGS_E_FORMAT,
+				    "meta: chunk %u has 0 layers; every chunk needs at least 1",
+				    i);
+		m->layer_base[i] = (uint32_t)layers_total;
+		layers_total += v;
+		if (layers_total > UINT32_MAX)
+			return fail(c, CGS_E_FORMAT,
+				    "meta: layers over all chunks exceed 2^32-1");
+	}
+	m->layer_base[in->vpp] = (uint32_t)layers_total;
+	if (layers_total != in->layers_total)
+		return fail(c, CGS_E_FORMAT,
+			    "meta: layers_total is %u but the chunks hold %llu layers",
+			    in->layers_total, (unsigned long long)layers_total);
+
+	v = mul(in->slots, in->layers_total);
+	if (v > UINT32_MAX)
+		return fail(c, CGS_E_FORMAT,
+			    "meta: %u slots x %u layers = %llu saved frames per rank; at most 2^32-1",
+			    in->slots, in->layers_total, (unsigned long long)v);
+	in->n_saved = (uint32_t)v;
+	v = mul(in->slots, in->vpp);
+	if (v > UINT32_MAX)
+		return fail(c, CGS_E_FORMAT,
+			    "meta: %u slots x %u chunks = %llu user-grad frames per rank; at most 2^32-1",
+			    in->slots, in->vpp, (unsigned long long)v);
+	in->n_user_grad = (uint32_t)v;
+	v = mul(mul(in->n_variants, in->n_saved), 2);
+	if (v > UINT32_MAX)
+		return fail(c, CGS_E_FORMAT,
+			    "meta: %u variants x %u frames x 2 directions = %llu graphs per rank; at most 2^32-1",
+			    in->n_variants, in->n_saved, (unsigned long long)v);
+	in->n_graphs = (uint32_t)v;
+
+	if (m->sec_len[CGS_MF_STRINGS] == 0 ||
+	    m->sec[CGS_MF_STRINGS][m->sec_len[CGS_MF_STRINGS] - 1] != 0)
+		return fail(c, CGS_E_FORMAT,
+			    "section 2 (strings) does not end with a NUL byte");
+	if ((rc = check_string(c, name, "meta: name", &in->name)) ||
+	    (rc = check_string(c, producer, "meta: producer", &in->producer)))
+		return rc;
+	return 0;
+}
+
+static int check_variants(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	const uint8_t *p = m->sec[CGS_MF_VARIANTS];
+	const char *name;
+	uint32_t v;
+	char what[64];
+	int rc;
+
+	if ((rc = expect_len(c, CGS_MF_VARIANTS, m->info.n_variants,
+			     CGS_MF_VARIANT_BYTES, "variants")))
+		return rc;
+	for (v = 0; v < m->info.n_variants; v++, p += CGS_MF_VARIANT_BYTES) {
+		snprintf(what, sizeof(what), "variant %u", v);
+		if ((rc = check_string(c, cgs_get_le32(p), what, &name)))
+			return rc;
+		if (!*name)
+			return fail(c, CGS_E_FORMAT,
+				    "variant %u has an empty name", v);
+		if (cgs_get_le32(p + 4) == 0)
+			return fail(c, CGS_E_FORMAT,
+				    "variant %u (%s): cp is 0; it must be at least 1",
+				    v, name);
+	}
+	return 0;
+}
+
+/* The RANKS table: ids, counts and contiguous first indices. */
+static int check_ranks(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	const uint8_t *p = m->sec[CGS_MF_RANKS];
+	uint32_t ri, id, prev = 0;
+	int rc, k;
+
+	if ((rc = expect_len(c, CGS_MF_RANKS, m->info.n_ranks,
+			     CGS_MF_RANK_ENTRY_BYTES, "ranks")))
+		return rc;
+	for (ri = 0; ri < m->info.n_ranks; ri++, p += CGS_MF_RANK_ENTRY_BYTES) {
+		id = cgs_get_le32(p + CGS_MF_RANK_ID);
+		if (id >= m->info.pp)
+			return fail(c, CGS_E_FORMAT,
+				    "rank entry %u: rank %u is out of range; pp is %u",
+				    ri, id, m->info.pp);
+		if (ri && id <= prev)
+			return fail(c, CGS_E_FORMAT,
+				    "rank entry %u: rank %u does not follow rank %u; ranks must ascend",
+				    ri, id, prev);
+		prev = id;
+		if (cgs_get_le32(p + CGS_MF_RANK_REACHABLE) == 0)
+			return fail(c, CGS_E_FORMAT,
+				    "rank %u has no reachable microbatch count",
+				    id);
+		if (cgs_get_le64(p + CGS_MF_RANK_REACHABLE_FIRST) != c->n_reachable ||
+		    cgs_get_le64(p + CGS_MF_RANK_ARENA_FIRST) != c->n_arenas ||
+		    cgs_get_le64(p + CGS_MF_RANK_CAPTURE_FIRST) != c->n_capture)
+			return fail(c, CGS_E_FORMAT,
+				    "rank %u: first reachable/arena/capture index is %llu/%llu/%llu; they must continue the previous rank's at %llu/%llu/%llu",
+				    id,
+				    (unsigned long long)cgs_get_le64(p + CGS_MF_RANK_REACHABLE_FIRST),
+				    (unsigned long long)cgs_get_le64(p + CGS_MF_RANK_ARENA_FIRST),
+				    (unsigned long long)cgs_get_le64(p + CGS_MF_RANK_CAPTURE_FIRST),
+				    (unsigned long long)c->n_reachable,
+				    (unsigned long long)c->n_arenas,
+				    (unsigned long long)c->n_capture);
+		c->n_reachable += cgs_get_le32(p + CGS_MF_RANK_REACHABLE);
+		c->n_arenas += cgs_get_le32(p + CGS_MF_RANK_ARENAS);
+		c->n_capture += cgs_get_le32(p + CGS_MF_RANK_CAPTURE);
+		for (k = 0; k < 2; k++) {
+			const uint8_t *st = p + (k ? CGS_MF_RANK_USER_GRAD_STATS
+						   : CGS_MF_RANK_SAVED_STATS);
+
+			if (cgs_get_le32(st + CGS_MF_STATS_RESERVED))
+				return fail(c, CGS_E_FORMAT,
+					    "rank %u: reserved field of the %s figures is not 0",
+					    id, k ? "user-grad" : "saved");
+			if (cgs_get_le32(st + CGS_MF_STATS_COLOUR_LB) >
+			    cgs_get_le32(st + CGS_MF_STATS_COLOURS))
+				return fail(c, CGS_E_FORMAT,
+					    "rank %u: %s colour lower bound %u exceeds the %u colours used",
+					    id, k ? "user-grad" : "saved",
+					    cgs_get_le32(st + CGS_MF_STATS_COLOUR_LB),
+					    cgs_get_le32(st + CGS_MF_STATS_COLOURS));
+		}
+	}
+	if ((rc = expect_len(c, CGS_MF_REACHABLE, c->n_reachable,
+			     CGS_MF_REACHABLE_BYTES, "reachable counts")) ||
+	    (rc = expect_len(c, CGS_MF_ARENAS, c->n_arenas,
+			     CGS_MF_ARENA_BYTES, "arenas")) ||
+	    (rc = expect_len(c, CGS_MF_CAPTURE, c->n_capture, 4,
+			     "capture entries")))
+		return rc;
+	return 0;
+}
+
+static const uint8_t *rank_entry(const struct cgs_manifest *m, uint32_t ri)
+{
+	if (!m || ri >= m->info.n_ranks)
+		return NULL;
+	return m->sec[CGS_MF_RANKS] + (size_t)ri * CGS_MF_RANK_ENTRY_BYTES;
+}
+
+static int32_t read_entry(const uint8_t *p, unsigned width)
+{
+	if (width == 1)
+		return (int8_t)p[0];
+	if (width == 2)
+		return (int16_t)cgs_get_le16(p);
+	return (int32_t)cgs_get_le32(p);
+}
+
+/* Reachable counts ascend within L, and their orders are contiguous. */
+static int check_reachable(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	const uint8_t *r, *e = m->sec[CGS_MF_REACHABLE];
+	uint32_t ri, i, n, prev, id;
+	uint64_t len;
+	int rc;
+
+	for (ri = 0; ri < m->info.n_ranks; ri++) {
+		r = rank_entry(m, ri);
+		id = cgs_get_le32(r + CGS_MF_RANK_ID);
+		prev = 0;
+		for (i = 0; i < cgs_get_le32(r + CGS_MF_RANK_REACHABLE);
+		     i++, e += CGS_MF_REACHABLE_BYTES) {
+			n = cgs_get_le32(e);
+			if (n == 0 || n > m->info.max_microbatches || n <= prev)
+				return fail(c, CGS_E_FORMAT,
+					    "rank %u: reachable count %u (entry %u) is out of order or outside 1..%u",
+					    id, n, i,
+					    m->info.max_microbatches);
+			prev = n;
+			if (cgs_get_le32(e + 4))
+				return fail(c, CGS_E_FORMAT,
+					    "rank %u N=%u: reserved field is not 0",
+					    id, n);
+			if (cgs_get_le64(e + 8) != c->n_entries)
+				return fail(c, CGS_E_FORMAT,
+					    "rank %u N=%u: the order starts at entry %llu; it must start at %llu, after the previous order",
+					    id, n,
+					    (unsigned long long)cgs_get_le64(e + 8),
+					    (unsigned long long)c->n_entries);
+			len = mul(mul(n, m->info.vpp), 2);
+			if (len == UINT64_MAX || !add_ok(&c->n_entries, len))
+				return fail(c, CGS_E_FORMAT,
+					    "rank %u N=%u: order entries overflow",
+					    id, n);
+		}
+	}
+	if ((rc = expect_len(c, CGS_MF_ORDERS, c->n_entries, m->entry_bytes,
+			     "order entries")))
+		return rc;
+	return 0;
+}
+
+/* Every order is well formed: ids in range, backwards after forwards,
+ * each chunk runs exactly N of each. */
+static int check_orders(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	uint32_t vpp = m->info.vpp, ri, i, n, id, ch;
+	const uint8_t *p = m->sec[CGS_MF_ORDERS];
+	const uint8_t *r, *e = m->sec[CGS_MF_REACHABLE];
+	unsigned w = m->entry_bytes;
+	uint32_t *fwd, *bwd;
+	uint64_t k, len;
+	int32_t x;
+	int rc = 0;
+
+	fwd = calloc((size_t)vpp * 2, sizeof(*fwd));
+	if (!fwd)
+		return fail(c, CGS_E_NOMEM, "out of memory");
+	bwd = fwd + vpp;
+	for (ri = 0; ri < m->info.n_ranks && !rc; ri++) {
+		r = rank_entry(m, ri);
+		id = cgs_get_le32(r + CGS_MF_RANK_ID);
+		for (i = 0; i < cgs_get_le32(r + CGS_MF_RANK_REACHABLE) && !rc;
+		     i++, e += CGS_MF_REACHABLE_BYTES) {
+			n = cgs_get_le32(e);
+			len = (uint64_t)n * vpp * 2;
+			memset(fwd, 0, (size_t)vpp * 2 * sizeof(*fwd));
+			for (k = 0; k < len; k++, p += w) {
+				x = read_entry(p, w);
+				if (x == 0 || x > (int64_t)vpp ||
+				    x < -(int64_t)vpp) {
+					rc = fail(c, CGS_E_FORMAT,
+						  "rank %u N=%u: order entry %llu is %d; accepted: -%u..-1 or 1..%u",
+						  id, n, (unsigned long long)k,
+						  x, vpp, vpp);
+					break;
+				}
+				ch = (uint32_t)(x > 0 ? x : -(int64_t)x) - 1;
+				if (x > 0 && fwd[ch] == n) {
+					rc = fail(c, CGS_E_FORMAT,
+						  "rank %u N=%u: order entry %llu runs forward %u of chunk %d; only %u microbatches exist",
+						  id, n, (unsigned long long)k,
+						  n + 1, x, n);
+					break;
+				}
+				if (x < 0 && bwd[ch] == fwd[ch]) {
+					rc = fail(c, CGS_E_FORMAT,
+						  "rank %u N=%u: order entry %llu runs a backward of chunk %d with no pending forward",
+						  id, n, (unsigned long long)k,
+						  -x);
+					break;
+				}
+				if (x > 0)
+					fwd[ch]++;
+				else
+					bwd[ch]++;
+			}
+			/* 2*N*M entries with no excess forward and no
+			 * early backward leave every counter at N. */
+		}
+	}
+	free(fwd);
+	return rc;
+}
+
+static int check_arenas(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	const uint8_t *r, *a = m->sec[CGS_MF_ARENAS];
+	uint64_t sum[2], total;
+	uint32_t ri, i, role, id;
+
+	for (ri = 0; ri < m->info.n_ranks; ri++) {
+		r = rank_entry(m, ri);
+		id = cgs_get_le32(r + CGS_MF_RANK_ID);
+		sum[0] = sum[1] = 0;
+		for (i = 0; i < cgs_get_le32(r + CGS_MF_RANK_ARENAS);
+		     i++, a += CGS_MF_ARENA_BYTES) {
+			role = cgs_get_le32(a);
+			if (role > CGS_MANIFEST_ARENA_USER_GRAD)
+				return fail(c, CGS_E_FORMAT,
+					    "rank %u arena %u: role %u is unknown; accepted: 0 (saved), 1 (user-grad)",
+					    id, i, role);
+			if (cgs_get_le32(a + 4))
+				return fail(c, CGS_E_FORMAT,
+					    "rank %u arena %u: reserved field is not 0",
+					    id, i);
+			if (cgs_get_le64(a + 16) != m->info.alignment)
+				return fail(c, CGS_E_FORMAT,
+					    "rank %u arena %u: alignment %llu differs from the manifest's %llu",
+					    id, i,
+					    (unsigned long long)cgs_get_le64(a + 16),
+					    (unsigned long long)m->info.alignment);
+			if (!add_ok(&sum[role], cgs_get_le64(a + 8)))
+				return fail(c, CGS_E_FORMAT,
+					    "rank %u: arena bytes overflow 64 bits",
+					    id);
+		}
+		total = sum[0];
+		if (!add_ok(&total, sum[1]))
+			return fail(c, CGS_E_FORMAT,
+				    "rank %u: arena bytes overflow 64 bits", id);
+		if (cgs_get_le64(r + CGS_MF_RANK_BYTES) != total ||
+		    cgs_get_le64(r + CGS_MF_RANK_SAVED_STATS + CGS_MF_STATS_BYTES) != sum[0] ||
+		    cgs_get_le64(r + CGS_MF_RANK_USER_GRAD_STATS + CGS_MF_STATS_BYTES) != sum[1])
+			return fail(c, CGS_E_FORMAT,
+				    "rank %u: recorded bytes (total %llu, saved %llu, user-grad %llu) differ from its arenas (%llu, %llu, %llu)",
+				    id,
+				    (unsigned long long)cgs_get_le64(r + CGS_MF_RANK_BYTES),
+				    (unsigned long long)cgs_get_le64(r + CGS_MF_RANK_SAVED_STATS + CGS_MF_STATS_BYTES),
+				    (unsigned long long)cgs_get_le64(r + CGS_MF_RANK_USER_GRAD_STATS + CGS_MF_STATS_BYTES),
+				    (unsigned long long)total,
+				    (unsigned long long)sum[0],
+				    (unsigned long long)sum[1]);
+	}
+	return 0;
+}
+
+/* One frame entry against its expected identity and its rank's arenas. */
+static int check_frame(struct check *c, const uint8_t *r, const uint8_t *p,
+		       uint32_t role, uint32_t chunk, uint32_t slot,
+		       uint32_t layer)
+{
+	struct cgs_manifest *m = c->m;
+	const char *kind = role ? "user-grad" : "saved";
+	uint32_t id = cgs_get_le32(r + CGS_MF_RANK_ID);
+	uint32_t colours = cgs_get_le32(r + (role ? CGS_MF_RANK_USER_GRAD_STATS
+						  : CGS_MF_RANK_SAVED_STATS) +
+					CGS_MF_STATS_COLOURS);
+	uint32_t arena = cgs_get_le32(p + CGS_MF_FRAME_ARENA);
+	uint64_t off = cgs_get_le64(p + CGS_MF_FRAME_OFFSET);
+	uint64_t bytes = cgs_get_le64(p + CGS_MF_FRAME_SIZE);
+	const uint8_t *a;
+	uint64_t abytes;
+
+	if (cgs_get_le32(p + CGS_MF_FRAME_CHUNK) != chunk ||
+	    cgs_get_le32(p + CGS_MF_FRAME_SLOT) != slot ||
+	    cgs_get_le32(p + CGS_MF_FRAME_LAYER) != layer)
+		return fail(c, CGS_E_FORMAT,
+			    "rank %u %s frame (chunk %u, slot %u, layer %u) is labelled (%u, %u, %u)",
+			    id, kind, chunk, slot, layer,
+			    cgs_get_le32(p + CGS_MF_FRAME_CHUNK),
+			    cgs_get_le32(p + CGS_MF_FRAME_SLOT),
+			    cgs_get_le32(p + CGS_MF_FRAME_LAYER));
+	if (cgs_get_le32(p + CGS_MF_FRAME_RESERVED))
+		return fail(c, CGS_E_FORMAT,
+			    "rank %u %s frame (%u, %u, %u): reserved field is not 0",
+			    id, kind, chunk, slot, layer);
+	if (cgs_get_le32(p + CGS_MF_FRAME_COLOUR) >= colours)
+		return fail(c, CGS_E_FORMAT,
+			    "rank %u %s frame (%u, %u, %u): colour %u is out of range; the rank uses %u colours",
+			    id, kind, chunk, slot, layer,
+			    cgs_get_le32(p + CGS_MF_FRAME_COLOUR), colours);
+	if (arena >= cgs_get_le32(r + CGS_MF_RANK_ARENAS))
+		return fail(c, CGS_E_FORMAT,
+			    "rank %u %s frame (%u, %u, %u): arena %u is out of range; the rank has %u arenas",
+			    id, kind, chunk, slot, layer, arena,
+			    cgs_get_le32(r + CGS_MF_RANK_ARENAS));
+	a = m->sec[CGS_MF_ARENAS] +
+	    (size_t)(cgs_get_le64(r + CGS_MF_RANK_ARENA_FIRST) + arena) *
+		    CGS_MF_ARENA_BYTES;
+	if (cgs_get_le32(a) != role)
+		return fail(c, CGS_E_FORMAT,
+			    "rank %u %s frame (%u, %u, %u) lies in arena %u, which holds %s frames",
+			    id, kind, chunk, slot, layer, arena,
+			    role ? "saved" : "user-grad");
+	abytes = cgs_get_le64(a + 8);
+	if (off % m->info.alignment || bytes > abytes || off > abytes - bytes)
+		return fail(c, CGS_E_FORMAT,
+			    "rank %u %s frame (%u, %u, %u): range [%llu, +%llu) is misaligned or outside arena %u of %llu bytes",
+			    id, kind, chunk, slot, layer,
+			    (unsigned long long)off, (unsigned long long)bytes,
+			    arena, (unsigned long long)abytes);
+	return 0;
+}
+
+static int check_frames(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	const struct cgs_manifest_info *in = &m->info;
+	const uint8_t *r, *p = m->sec[CGS_MF_SAVED_FRAMES];
+	const uint8_t *u = m->sec[CGS_MF_USER_GRAD_FRAMES];
+	uint32_t ri, ch, s, l;
+	int rc;
+
+	if ((rc = expect_len(c, CGS_MF_SAVED_FRAMES,
+			     mul(in->n_ranks, in->n_saved), CGS_MF_FRAME_BYTES,
+			     "saved frames")) ||
+	    (rc = expect_len(c, CGS_MF_USER_GRAD_FRAMES,
+			     mul(in->n_ranks, in->n_user_grad),
+			     CGS_MF_FRAME_BYTES, "user-grad frames")))
+		return rc;
+	for (ri = 0; ri < in->n_ranks; ri++) {
+		r = rank_entry(m, ri);
+		for (ch = 0; ch < in->vpp; ch++) {
+			for (s = 0; s < in->slots; s++) {
+				for (l = 0; l < cgs_manifest_chunk_layers(m, ch);
+				     l++, p += CGS_MF_FRAME_BYTES)
+					if ((rc = check_frame(c, r, p, 0, ch, s,
+							      l)))
+						return rc;
+				if ((rc = check_frame(c, r, u, 1, ch, s, 0)))
+					return rc;
+				u += CGS_MF_FRAME_BYTES;
+			}
+		}
+	}
+	return 0;
+}
+
+static int check_range(struct check *c, const uint8_t *p, uint64_t frame,
+		       uint32_t ri, uint32_t v, uint32_t f, const char *what)
+{
+	uint64_t off = cgs_get_le64(p), bytes = cgs_get_le64(p + 8);
+	struct cgs_manifest_frame fr = cgs_manifest_saved_frame(c->m, ri, f);
+
+	if (off % c->m->info.alignment || bytes > frame || off > frame - bytes)
+		return fail(c, CGS_E_FORMAT,
+			    "rank %u variant %u saved frame (%u, %u, %u): %s range [%llu, +%llu) is misaligned or outside its %llu-byte frame",
+			    cgs_manifest_rank_id(c->m, ri), v, fr.chunk,
+			    fr.slot, fr.layer, what, (unsigned long long)off,
+			    (unsigned long long)bytes,
+			    (unsigned long long)frame);
+	return 0;
+}
+
+static int check_layouts(struct check *c)
+{
+	static const char *const roles[] = {"input", "output", "saved"};
+	struct cgs_manifest *m = c->m;
+	const struct cgs_manifest_info *in = &m->info;
+	const uint8_t *p = m->sec[CGS_MF_SAVED_ROLES];
+	const uint8_t *g = m->sec[CGS_MF_USER_GRAD_LAYERS];
+	struct cgs_manifest_frame fr, ug;
+	uint64_t per_rank = mul(in->n_variants, in->n_saved);
+	uint32_t ri, v, f, k;
+	int rc;
+
+	if ((rc = expect_len(c, CGS_MF_SAVED_ROLES, mul(in->n_ranks, per_rank),
+			     3 * CGS_MF_RANGE_BYTES, "saved role triples")) ||
+	    (rc = expect_len(c, CGS_MF_USER_GRAD_LAYERS,
+			     mul(in->n_ranks, per_rank), CGS_MF_RANGE_BYTES,
+			     "user-grad layer ranges")))
+		return rc;
+	for (ri = 0; ri < in->n_ranks; ri++)
+		for (v = 0; v < in->n_variants; v++)
+			for (f = 0; f < in->n_saved; f++) {
+				fr = cgs_manifest_saved_frame(m, ri, f);
+				for (k = 0; k < 3; k++, p += CGS_MF_RANGE_BYTES)
+					if ((rc = check_range(c, p, fr.bytes, ri,
+							      v, f, roles[k])))
+						return rc;
+				ug = cgs_manifest_user_grad_frame(
+					m, ri, fr.chunk * in->slots + fr.slot);
+				if ((rc = check_range(c, g, ug.bytes, ri, v, f,
+						      "user-grad")))
+					return rc;
+				g += CGS_MF_RANGE_BYTES;
+			}
+	return 0;
+}
+
+static int check_capture(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	uint32_t n_graphs = m->info.n_graphs, ri, i, g, n;
+	const uint8_t *r, *p;
+	unsigned char *seen;
+	int rc = 0;
+
+	seen = calloc((size_t)n_graphs / 8 + 1, 1);
+	if (!seen)
+		return fail(c, CGS_E_NOMEM, "out of memory");
+	for (ri = 0; ri < m->info.n_ranks && !rc; ri++) {
+		r = rank_entry(m, ri);
+		n = cgs_get_le32(r + CGS_MF_RANK_CAPTURE);
+		p = m->sec[CGS_MF_CAPTURE] +
+		    (size_t)cgs_get_le64(r + CGS_MF_RANK_CAPTURE_FIRST) * 4;
+		for (i = 0; i < n; i++) {
+			g = cgs_get_le32(p + (size_t)i * 4);
+			if (g >= n_graphs) {
+				rc = fail(c, CGS_E_FORMAT,
+					  "rank %u capture entry %u: graph %u is out of range; the graph table has %u",
+					  cgs_get_le32(r), i, g, n_graphs);
+				break;
+			}
+			if (seen[g / 8] & (1u << (g % 8))) {
+				rc = fail(c, CGS_E_FORMAT,
+					  "rank %u capture entry %u: graph %u is captured twice",
+					  cgs_get_le32(r), i, g);
+				break;
+			}
+			seen[g / 8] |= (unsigned char)(1u << (g % 8));
+		}
+		/* Clear only what this rank set, keeping the pass linear. */
+		for (i = 0; i < n; i++) {
+			g = cgs_get_le32(p + (size_t)i * 4);
+			if (g < n_graphs)
+				seen[g / 8] = 0;
+		}
+	}
+	free(seen);
+	return rc;
+}
+
+static int open_checked(const void *buf, size_t len, const char *path,
+			struct cgs_manifest **out, struct cgs_error *err)
+{
+	struct check c = {0};
+	struct cgs_manifest *m;
+	int rc;
+
+	if (!out || (!buf && len))
+		return cgs_error_set(err, CGS_E_ARG,
+				     "cgs_manifest_open: NULL argument");
+	*out = NULL;
+	m = calloc(1, sizeof(*m));
+	if (!m)
+		return cgs_error_set(err, CGS_E_NOMEM, "out of memory");
+	m->base = buf;
+	m->len = len;
+	c.m = m;
+	c.path = path;
+	c.err = err;
+	if ((rc = check_header(&c)) || (rc = check_toc(&c)) ||
+	    (rc = check_meta(&c)) || (rc = check_variants(&c)) ||
+	    (rc = check_ranks(&c)) || (rc = check_reachable(&c)) ||
+	    (rc = check_orders(&c)) || (rc = check_arenas(&c)) ||
+	    (rc = check_frames(&c)) || (rc = check_layouts(&c)) ||
+	    (rc = check_capture(&c))) {
+		cgs_manifest_close(&m);
+		return rc;
+	}
+	*out = m;
+	return 0;
+}
+
+int cgs_manifest_open_buffer(const void *buf, size_t len,
+			     struct cgs_manifest **out, struct cgs_error *err)
+{
+	if (!buf)
+		return cgs_error_set(err, CGS_E_ARG,
+				     "cgs_manifest_open_buffer: NULL buffer");
+	return open_checked(buf, len, NULL, out, err);
+}
+
+int cgs_manifest_open_file(const char *path, struct cgs_manifest **out,
+			   struct cgs_error *err)
+{
+	static const uint8_t empty[1];
+	struct stat st;
+	void *map = NULL;
+	size_t len;
+	int fd, rc;
+
+	if (!path || !out)
+		return cgs_error_set(err, CGS_E_ARG,
+				     "cgs_manifest_open_file: NULL argument");
+	*out = NULL;
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
+				    "cannot open manifest: %s",
+				    strerror(errno));
+	if (fstat(fd, &st) != 0) {
+		rc = cgs_error_at(err, CGS_E_IO, path, 0, 0,
+				  "cannot stat manifest: %s", strerror(errno));
+		close(fd);
+		return rc;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		close(fd);
+		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
+				    "not a regular file; a manifest written by 'cgslot compile' is expected");
+	}
+	if ((uintmax_t)st.st_size > SIZE_MAX) {
+		close(fd);
+		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
+				    "manifest of %jd bytes does not fit the address space",
+				    (intmax_t)st.st_size);
+	}
+	len = (size_t)st.st_size;
+	if (len) {
+		map = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		if (map == MAP_FAILED) {
+			rc = cgs_error_at(err, CGS_E_IO, path, 0, 0,
+					  "cannot map manifest: %s",
+					  strerror(errno));
+			close(fd);
+			return rc;
+		}
+	}
+	close(fd);
+	rc = open_checked(len ? map : empty, len, path, out, err);
+	if (rc) {
+		if (len)
+			munmap(map, len);
+		return rc;
+	}
+	(*out)->map = len ? map : NULL;
+	(*out)->map_len = len;
+	return 0;
+}
+
+void cgs_manifest_close(struct cgs_manifest **m)
+{
+	if (!m || !*m)
+		return;
+	if ((*m)->map)
+		munmap((*m)->map, (*m)->map_len);
+	free((*m)->layer_base);
+	free(*m);
+	*m = NULL;
+}
+
+const struct cgs_manifest_info *cgs_manifest_info(const struct cgs_manifest *m)
+{
+	return &m->info;
+}
+
+const void *cgs_manifest_bytes(const struct cgs_manifest *m, size_t *len)
+{
+	if (len)
+		*len = m->len;
+	return m->base;
+}
+
+uint32_t cgs_manifest_chunk_layers(const struct cgs_manifest *m, uint32_t c)
+{
+	if (c >= m->info.vpp)
+		return 0;
+	return m->layer_base[c + 1] - m->layer_base[c];
+}
+
+uint32_t cgs_manifest_layer_base(const struct cgs_manifest *m, uint32_t c)
+{
+	if (c > m->info.vpp)
+		return 0;
+	return m->layer_base[c];
+}
+
+const char *cgs_manifest_variant_name(const struct cgs_manifest *m,
+				      uint32_t v)
+{
+	if (v >= m->info.n_variants)
+		return "";
+	return (const char *)m->sec[CGS_MF_STRINGS] +
+	       cgs_get_le32(m->sec[CGS_MF_VARIANTS] +
+			    (size_t)v * CGS_MF_VARIANT_BYTES);
+}
+
+uint32_t cgs_manifest_variant_cp(const struct cgs_manifest *m, uint32_t v)
+{
+	if (v >= m->info.n_variants)
+		return 0;
+	return cgs_get_le32(m->sec[CGS_MF_VARIANTS] +
+			    (size_t)v * CGS_MF_VARIANT_BYTES + 4);
+}
+
+uint32_t cgs_manifest_rank_id(const struct cgs_manifest *m, uint32_t ri)
+{
+	const uint8_t *r = rank_entry(m, ri);
+
+	return r ? cgs_get_le32(r + CGS_MF_RANK_ID) : 0;
+}
+
+int cgs_manifest_find_rank(const struct cgs_manifest *m, uint32_t rank,
+			   uint32_t *ri, struct cgs_error *err)
+{
+	char list[256];
+	size_t used = 0;
+	uint32_t i;
+
+	for (i = 0; i < m->info.n_ranks; i++) {
+		if (cgs_manifest_rank_id(m, i) == rank) {
+			if (ri)
+				*ri = i;
+			return 0;
+		}
+	}
+	list[0] = 0;
+	for (i = 0; i < m->info.n_ranks && used < sizeof(list) - 16; i++)
+		used += (size_t)snprintf(list + used, sizeof(list) - used,
+					 "%s%u", i ? ", " : "",
+					 cgs_manifest_rank_id(m, i));
+	if (i < m->info.n_ranks)
+		snprintf(list + used, sizeof(list) - used, ", ...");
+	return cgs_error_set(err, CGS_E_RANK,
+			     "rank %u is not planned by this manifest; planned ranks: %s",
+			     rank, list);
+}
+
+uint32_t cgs_manifest_reachable_count(const struct cgs_manifest *m,
+				      uint32_t ri)
+{
+	const uint8_t *r = rank_entry(m, ri);
+
+	return r ? cgs_get_le32(r + CGS_MF_RANK_REACHABLE) : 0;
+}
+
+static const uint8_t *reachable_entry(const struct cgs_manifest *m,
+				      uint32_t ri, uint32_t i)
+{
+	const uint8_t *r = rank_entry(m, ri);
+
+	if (!r || i >= cgs_get_le32(r + CGS_MF_RANK_REACHABLE))
+		return NULL;
+	return m->sec[CGS_MF_REACHABLE] +
+	       (size_t)(cgs_get_le64(r + CGS_MF_RANK_REACHABLE_FIRST) + i) *
+		       CGS_MF_REACHABLE_BYTES;
+}
+
+uint32_t cgs_manifest_reachable(const struct cgs_manifest *m, uint32_t ri,
+				uint32_t i)
+{
+	const uint8_t *e = reachable_entry(m, ri, i);
+
+	return e ? cgs_get_le32(e) : 0;
+}
+
+int cgs_manifest_find_reachable(const struct cgs_manifest *m, uint32_t ri,
+				uint32_t n, uint32_t *i,
+				struct cgs_error *err)
+{
+	uint32_t count = cgs_manifest_reachable_count(m, ri), lo = 0, hi, mid;
+
+	hi = count;
+	while (lo < hi) {
+		mid = lo + (hi - lo) / 2;
+		if (cgs_manifest_reachable(m, ri, mid) < n)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < count && cgs_manifest_reachable(m, ri, lo) == n) {
+		if (i)
+			*i = lo;
+		return 0;
+	}
+	if (n > m->info.max_microbatches)
+		return cgs_error_set(err, CGS_E_UNREACHABLE,
+				     "microbatch count %u exceeds the planned maximum %u",
+				     n, m->info.max_microbatches);
+	return cgs_error_set(err, CGS_E_UNREACHABLE,
+			     "microbatch count %u is not reachable on rank %u; the manifest plans %u counts from %u to %u",
+			     n, cgs_manifest_rank_id(m, ri), count,
+			     cgs_manifest_reachable(m, ri, 0),
+			     cgs_manifest_reachable(m, ri, count ? count - 1 : 0));
+}
+
+uint64_t cgs_manifest_order_length(const struct cgs_manifest *m, uint32_t ri,
+				   uint32_t i)
+{
+	const uint8_t *e = reachable_entry(m, ri, i);
+
+	return e ? (uint64_t)cgs_get_le32(e) * m->info.vpp * 2 : 0;
+}
+
+const void *cgs_manifest_order_raw(const struct cgs_manifest *m, uint32_t ri,
+				   uint32_t i, unsigned *width)
+{
+	const uint8_t *e = reachable_entry(m, ri, i);
+
+	if (width)
+		*width = m->entry_bytes;
+	if (!e)
+		return NULL;
+	return m->sec[CGS_MF_ORDERS] +
+	       (size_t)cgs_get_le64(e + 8) * m->entry_bytes;
+}
+
+int32_t cgs_manifest_order_entry(const struct cgs_manifest *m, uint32_t ri,
+				 uint32_t i, uint64_t k)
+{
+	const uint8_t *p = cgs_manifest_order_raw(m, ri, i, NULL);
+
+	if (!p || k >= cgs_manifest_order_length(m, ri, i))
+		return 0;
+	return read_entry(p + (size_t)k * m->entry_bytes, m->entry_bytes);
+}
+
+void cgs_manifest_order_decode(const struct cgs_manifest *m, uint32_t ri,
+			       uint32_t i, int32_t *out)
+{
+	const uint8_t *p = cgs_manifest_order_raw(m, ri, i, NULL);
+	uint64_t k, n = cgs_manifest_order_length(m, ri, i);
+	unsigned w = m->entry_bytes;
+
+	if (!p)
+		return;
+	if (w == 1) {
+		for (k = 0; k < n; k++)
+			out[k] = (int8_t)p[k];
+		return;
+	}
+	for (k = 0; k < n; k++)
+		out[k] = read_entry(p + (size_t)k * w, w);
+}
+
+uint32_t cgs_manifest_arena_count(const struct cgs_manifest *m, uint32_t ri)
+{
+	const uint8_t *r = rank_entry(m, ri);
+
+	return r ? cgs_get_le32(r + CGS_MF_RANK_ARENAS) : 0;
+}
+
+struct cgs_manifest_arena cgs_manifest_arena(const struct cgs_manifest *m,
+					     uint32_t ri, uint32_t a)
+{
+	struct cgs_manifest_arena out = {0};
+	const uint8_t *r = rank_entry(m, ri), *p;
+
+	if (!r || a >= cgs_get_le32(r + CGS_MF_RANK_ARENAS))
+		return out;
+	p = m->sec[CGS_MF_ARENAS] +
+	    (size_t)(cgs_get_le64(r + CGS_MF_RANK_ARENA_FIRST) + a) *
+		    CGS_MF_ARENA_BYTES;
+	out.role = cgs_get_le32(p);
+	out.bytes = cgs_get_le64(p + 8);
+	out.alignment = cgs_get_le64(p + 16);
+	return out;
+}
+
+static struct cgs_manifest_frame read_frame(const uint8_t *p)
+{
+	struct cgs_manifest_frame f;
+
+	f.chunk = cgs_get_le32(p + CGS_MF_FRAME_CHUNK);
+	f.slot = cgs_get_le32(p + CGS_MF_FRAME_SLOT);
+	f.layer = cgs_get_le32(p + CGS_MF_FRAME_LAYER);
+	f.colour = cgs_get_le32(p + CGS_MF_FRAME_COLOUR);
+	f.arena = cgs_get_le32(p + CGS_MF_FRAME_ARENA);
+	f.offset = cgs_get_le64(p + CGS_MF_FRAME_OFFSET);
+	f.bytes = cgs_get_le64(p + CGS_MF_FRAME_SIZE);
+	return f;
+}
+
+struct cgs_manifest_frame cgs_manifest_saved_frame(
+	const struct cgs_manifest *m, uint32_t ri, uint32_t f)
+{
+	struct cgs_manifest_frame none = {0};
+
+	if (ri >= m->info.n_ranks || f >= m->info.n_saved)
+		return none;
+	return read_frame(m->sec[CGS_MF_SAVED_FRAMES] +
+			  ((size_t)ri * m->info.n_saved + f) *
+				  CGS_MF_FRAME_BYTES);
+}
+
+struct cgs_manifest_frame cgs_manifest_user_grad_frame(
+	const struct cgs_manifest *m, uint32_t ri, uint32_t u)
+{
+	struct cgs_manifest_frame none = {0};
+
+	if (ri >= m->info.n_ranks || u >= m->info.n_user_grad)
+		return none;
+	return read_frame(m->sec[CGS_MF_USER_GRAD_FRAMES] +
+			  ((size_t)ri * m->info.n_user_grad + u) *
+				  CGS_MF_FRAME_BYTES);
+}
+
+static struct cgs_manifest_range read_range(const uint8_t *p)
+{
+	struct cgs_manifest_range r;
+
+	r.offset = cgs_get_le64(p);
+	r.bytes = cgs_get_le64(p + 8);
+	return r;
+}
+
+struct cgs_manifest_range cgs_manifest_saved_role(
+	const struct cgs_manifest *m, uint32_t ri, uint32_t v, uint32_t f,
+	uint32_t r)
+{
+	struct cgs_manifest_range none = {0};
+	size_t idx;
+
+	if (ri >= m->info.n_ranks || v >= m->info.n_variants ||
+	    f >= m->info.n_saved || r > CGS_MANIFEST_ROLE_SAVED)
+		return none;
+	idx = (((size_t)ri * m->info.n_variants + v) * m->info.n_saved + f) *
+		      3 + r;
+	return read_range(m->sec[CGS_MF_SAVED_ROLES] + idx * CGS_MF_RANGE_BYTES);
+}
+
+struct cgs_manifest_range cgs_manifest_user_grad_layer(
+	const struct cgs_manifest *m, uint32_t ri, uint32_t v, uint32_t f)
+{
+	struct cgs_manifest_range none = {0};
+	size_t idx;
+
+	if (ri >= m->info.n_ranks || v >= m->info.n_variants ||
+	    f >= m->info.n_saved)
+		return none;
+	idx = ((size_t)ri * m->info.n_variants + v) * m->info.n_saved + f;
+	return read_range(m->sec[CGS_MF_USER_GRAD_LAYERS] +
+			  idx * CGS_MF_RANGE_BYTES);
+}
+
+uint32_t cgs_manifest_capture_count(const struct cgs_manifest *m,
+				    uint32_t ri)
+{
+	const uint8_t *r = rank_entry(m, ri);
+
+	return r ? cgs_get_le32(r + CGS_MF_RANK_CAPTURE) : 0;
+}
+
+uint32_t cgs_manifest_capture(const struct cgs_manifest *m, uint32_t ri,
+			      uint32_t i)
+{
+	const uint8_t *r = rank_entry(m, ri);
+
+	if (!r || i >= cgs_get_le32(r + CGS_MF_RANK_CAPTURE))
+		return 0;
+	return cgs_get_le32(m->sec[CGS_MF_CAPTURE] +
+			    (size_t)(cgs_get_le64(r + CGS_MF_RANK_CAPTURE_FIRST) +
+				     i) * 4);
+}
+
+void cgs_manifest_graph_split(const struct cgs_manifest *m, uint32_t g,
+			      uint32_t *variant, uint32_t *frame,
+			      uint32_t *direction)
+{
+	uint32_t n_saved = m->info.n_saved;
+
+	if (variant)
+		*variant = g / 2 / n_saved;
+	if (frame)
+		*frame = g / 2 % n_saved;
+	if (direction)
+		*direction = g % 2;
+}
+
+static struct cgs_manifest_role_stats read_stats(const uint8_t *p)
+{
+	struct cgs_manifest_role_stats s;
+
+	s.frames = cgs_get_le32(p + CGS_MF_STATS_FRAMES);
+	s.colours = cgs_get_le32(p + CGS_MF_STATS_COLOURS);
+	s.colour_lower_bound = cgs_get_le32(p + CGS_MF_STATS_COLOUR_LB);
+	s.bytes = cgs_get_le64(p + CGS_MF_STATS_BYTES);
+	s.lower_bound_bytes = cgs_get_le64(p + CGS_MF_STATS_LOWER_BOUND);
+	return s;
+}
+
+struct cgs_manifest_rank_stats cgs_manifest_rank_stats(
+	const struct cgs_manifest *m, uint32_t ri)
+{
+	struct cgs_manifest_rank_stats s = {0};
+	const uint8_t *r = rank_entry(m, ri);
+
+	if (!r)
+		return s;
+	s.saved = read_stats(r + CGS_MF_RANK_SAVED_STATS);
+	s.user_grad = read_stats(r + CGS_MF_RANK_USER_GRAD_STATS);
+	s.bytes = cgs_get_le64(r + CGS_MF_RANK_BYTES);
+	s.lower_bound_bytes = cgs_get_le64(r + CGS_MF_RANK_LOWER_BOUND);
+	s.bytes_without_sharing = cgs_get_le64(r + CGS_MF_RANK_WITHOUT_SHARING);
+	s.bytes_colour_arenas = cgs_get_le64(r + CGS_MF_RANK_COLOUR_ARENAS);
+	return s;
+}

@@ -1,0 +1,362 @@
+#include "manifest/writer.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgs_version.h"
+#include "common/crc32c.h"
+#include "common/error.h"
+#include "manifest/format.h"
+#include "manifest/manifest.h"
+#include "plan/plan.h"
+
+/* Section payloads in file order; index = section id. */
+struct layout {
+	uint64_t len[CGS_MF_SECTIONS_KNOWN + 1];
+	uint64_t off[CGS_MF_SECTIONS_KNOWN + 1];
+	uint64_t total;
+};
+
+/* Running cursor over one section's payload. */
+struct cursor {
+	uint8_t *p;
+};
+
+static void put32(struct cursor *c, uint32_t v)
+{
+	cgs_put_le32(c->p, v);
+	c->p += 4;
+}
+
+static void put64(struct cursor *c, uint64_t v)
+{
+	cgs_put_le64(c->p, v);
+	c->p += 8;
+}
+
+static unsigned entry_bytes_for(uint32_t vpp)
+{
+	return vpp <= INT8_MAX ? 1 : vpp <= INT16_MAX ? 2 : 4;
+}
+
+/* a * b + c into *out, failing on overflow. */
+static int mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t *out)
+{
+	if (a && b > (UINT64_MAX - c) / a)
+		return 0;
+	*out = a * b + c;
+	return 1;
+}
+
+/* Check that the plan has the shape its schedule implies. */
+static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
+		      struct cgs_error *err)
+{
+	const struct cgs_schedule *s = p->schedule;
+	uint64_t layers_total = 0, n_ug, graphs = 0, want;
+	uint32_t c, r, i;
+
+	if (p->slots == 0 || s->vpp == 0 || s->n_variants == 0 ||
+	    p->n_ranks == 0)
+		return cgs_error_set(err, CGS_E_INVALID,
+				     "plan has %u slots, %u chunks, %u variants and %u ranks; each must be at least 1",
+				     p->slots, s->vpp, s->n_variants,
+				     p->n_ranks);
+	for (c = 0; c < s->vpp; c++)
+		layers_total += s->layers[c];
+	*n_saved = layers_total * p->slots;
+	n_ug = (uint64_t)s->vpp * p->slots;
+	if (layers_total > UINT32_MAX || *n_saved > UINT32_MAX ||
+	    !mul_add(*n_saved, (uint64_t)s->n_variants * 2, 0, &graphs) ||
+	    graphs > UINT32_MAX || n_ug > UINT32_MAX)
+		return cgs_error_set(err, CGS_E_LIMIT,
+				     "%u slots x %llu layers x %u variants is too many frames or graphs for a manifest (at most 2^32-1 graphs per rank)",
+				     p->slots, (unsigned long long)layers_total,
+				     s->n_variants);
+	for (r = 0; r < p->n_ranks; r++) {
+		const struct cgs_rank_plan *rp = &p->ranks[r];
+
+		if (rp->n_saved != *n_saved || rp->n_user_grad != n_ug ||
+		    rp->order_start[0] != 0)
+			return cgs_error_set(err, CGS_E_INVALID,
+					     "plan of rank %u has %u saved and %u user-grad frames; its schedule implies %llu and %llu",
+					     rp->rank, rp->n_saved,
+					     rp->n_user_grad,
+					     (unsigned long long)*n_saved,
+					     (unsigned long long)n_ug);
+		for (i = 0; i < rp->n_reachable; i++) {
+			want = (uint64_t)rp->reachable[i] * s->vpp * 2;
+			if (rp->order_start[i + 1] - rp->order_start[i] != want)
+				return cgs_error_set(err, CGS_E_INVALID,
+						     "plan of rank %u: the order for N=%u has %llu entries; %llu expected",
+						     rp->rank, rp->reachable[i],
+						     (unsigned long long)(rp->order_start[i + 1] -
+									  rp->order_start[i]),
+						     (unsigned long long)want);
+		}
+	}
+	return 0;
+}
+
+static uint64_t strings_len(const struct cgs_schedule *s)
+{
+	uint64_t n = strlen(s->name ? s->name : "") + 1 +
+		     strlen(CGS_VERSION_STRING) + 1;
+	uint32_t v;
+
+	for (v = 0; v < s->n_variants; v++)
+		n += strlen(s->variants[v].name) + 1;
+	return n;
+}
+
+static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
+		       struct layout *lo, struct cgs_error *err)
+{
+	const struct cgs_schedule *s = p->schedule;
+	uint64_t reach = 0, entries = 0, arenas = 0, capture = 0, pos, v;
+	uint64_t R = p->n_ranks, V = s->n_variants, rs = 0, rvs = 0;
+	uint32_t r;
+	unsigned id;
+	int ok = 1;
+
+	for (r = 0; r < p->n_ranks; r++) {
+		reach += p->ranks[r].n_reachable;
+		entries += p->ranks[r].order_start[p->ranks[r].n_reachable];
+		arenas += p->ranks[r].n_arenas;
+		capture += p->ranks[r].n_graphs;
+	}
+	memset(lo, 0, sizeof(*lo));
+	lo->len[CGS_MF_META] = CGS_MF_META_FIXED_BYTES + (uint64_t)s->vpp * 4;
+	lo->len[CGS_MF_STRINGS] = strings_len(s);
+	lo->len[CGS_MF_VARIANTS] = V * CGS_MF_VARIANT_BYTES;
+	lo->len[CGS_MF_RANKS] = R * CGS_MF_RANK_ENTRY_BYTES;
+	lo->len[CGS_MF_REACHABLE] = reach * CGS_MF_REACHABLE_BYTES;
+	ok &= mul_add(entries, entry_bytes_for(s->vpp), 0,
+		      &lo->len[CGS_MF_ORDERS]);
+	lo->len[CGS_MF_ARENAS] = arenas * CGS_MF_ARENA_BYTES;
+	ok &= mul_add(R, n_saved, 0, &rs) && mul_add(rs, V, 0, &rvs);
+	ok &= mul_add(rs, CGS_MF_FRAME_BYTES, 0,
+		      &lo->len[CGS_MF_SAVED_FRAMES]);
+	ok &= mul_add(R * s->vpp, (uint64_t)p->slots * CGS_MF_FRAME_BYTES, 0,
+		      &lo->len[CGS_MF_USER_GRAD_FRAMES]);
+	ok &= mul_add(rvs, 3 * CGS_MF_RANGE_BYTES, 0,
+		      &lo->len[CGS_MF_SAVED_ROLES]);
+	ok &= mul_add(rvs, CGS_MF_RANGE_BYTES, 0,
+		      &lo->len[CGS_MF_USER_GRAD_LAYERS]);
+	ok &= mul_add(capture, 4, 0, &lo->len[CGS_MF_CAPTURE]);
+	pos = CGS_MF_HEADER_BYTES +
+	      CGS_MF_SECTIONS_KNOWN * CGS_MF_TOC_ENTRY_BYTES;
+	for (id = 1; id <= CGS_MF_SECTIONS_KNOWN && ok; id++) {
+		lo->off[id] = pos;
+		v = cgs_mf_align8(lo->len[id]);
+		ok &= v >= lo->len[id] && pos <= UINT64_MAX - v;
+		pos += v;
+	}
+	ok &= pos <= SIZE_MAX - CGS_MF_TRAILER_BYTES;
+	lo->total = pos + CGS_MF_TRAILER_BYTES;
+	if (!ok)
+		return cgs_error_set(err, CGS_E_LIMIT,
+				     "the manifest would not fit in memory");
+	return 0;
+}
+
+static void write_meta(uint8_t *b, const struct cgs_plan *p,
+		       uint64_t schedule_hash, uint64_t n_saved)
+{
+	const struct cgs_schedule *s = p->schedule;
+	size_t name_len = strlen(s->name ? s->name : "");
+	uint32_t c;
+
+	cgs_put_le64(b + CGS_MF_META_HASH, schedule_hash);
+	cgs_put_le64(b + CGS_MF_META_ALIGNMENT, s->alignment);
+	cgs_put_le32(b + CGS_MF_META_PP, s->pp);
+	cgs_put_le32(b + CGS_MF_META_VPP, s->vpp);
+	cgs_put_le32(b + CGS_MF_META_GROUP, s->group);
+	cgs_put_le32(b + CGS_MF_META_MAX_MB, s->max_microbatches);
+	cgs_put_le32(b + CGS_MF_META_SLOTS, p->slots);
+	cgs_put_le32(b + CGS_MF_META_LAYERS_TOTAL,
+		     (uint32_t)(n_saved / p->slots));
+	cgs_put_le32(b + CGS_MF_META_VARIANTS, s->n_variants);
+	cgs_put_le32(b + CGS_MF_META_RANKS, p->n_ranks);
+	/* Strings: name, producer, then the variant names. */
+	cgs_put_le32(b + CGS_MF_META_NAME, 0);
+	cgs_put_le32(b + CGS_MF_META_PRODUCER, (uint32_t)name_len + 1);
+	cgs_put_le32(b + CGS_MF_META_ENTRY_BYTES, entry_bytes_for(s->vpp));
+	for (c = 0; c < s->vpp; c++)
+		cgs_put_le32(b + CGS_MF_META_FIXED_BYTES + 4 * (size_t)c,
+			     s->layers[c]);
+}
+
+static void write_strings(uint8_t *b, uint8_t *variants,
+			  const struct cgs_schedule *s)
+{
+	uint8_t *p = b;
+	size_t n;
+	uint32_t v;
+
+	n = strlen(s->name ? s->name : "") + 1;
+	memcpy(p, s->name ? s->name : "", n);
+	p += n;
+	n = strlen(CGS_VERSION_STRING) + 1;
+	memcpy(p, CGS_VERSION_STRING, n);
+	p += n;
+	for (v = 0; v < s->n_variants; v++) {
+		n = strlen(s->variants[v].name) + 1;
+		cgs_put_le32(variants + (size_t)v * CGS_MF_VARIANT_BYTES,
+			     (uint32_t)(p - b));
+		cgs_put_le32(variants + (size_t)v * CGS_MF_VARIANT_BYTES + 4,
+			     s->variants[v].cp);
+		memcpy(p, s->variants[v].name, n);
+		p += n;
+	}
+}
+
+static void put_stats(uint8_t *p, const struct cgs_role_stats *st)
+{
+	cgs_put_le32(p + CGS_MF_STATS_FRAMES, st->frames);
+	cgs_put_le32(p + CGS_MF_STATS_COLOURS, st->colours);
+	cgs_put_le32(p + CGS_MF_STATS_COLOUR_LB, st->colour_lower_bound);
+	cgs_put_le64(p + CGS_MF_STATS_BYTES, st->bytes);
+	cgs_put_le64(p + CGS_MF_STATS_LOWER_BOUND, st->lower_bound_bytes);
+}
+
+static void put_frame(struct cursor *c, const struct cgs_frame *f)
+{
+	put32(c, f->chunk);
+	put32(c, f->slot);
+	put32(c, f->layer);
+	put32(c, f->colour);
+	put32(c, f->arena);
+	put32(c, 0);
+	put64(c, f->offset);
+	put64(c, f->bytes);
+}
+
+static void put_range(struct cursor *c, const struct cgs_range *r)
+{
+	put64(c, r->offset);
+	put64(c, r->bytes);
+}
+
+/* Every per-rank section, rank after rank. */
+static void write_ranks(uint8_t *b, const struct layout *lo,
+			const struct cgs_plan *p, uint64_t n_saved)
+{
+	const struct cgs_schedule *s = p->schedule;
+	unsigned w = entry_bytes_for(s->vpp);
+	uint64_t reach = 0, entries = 0, arenas = 0, capture = 0, k, n;
+	struct cursor rk = {b + lo->off[CGS_MF_RANKS]};
+	struct cursor re = {b + lo->off[CGS_MF_REACHABLE]};
+	struct cursor od = {b + lo->off[CGS_MF_ORDERS]};
+	struct cursor ar = {b + lo->off[CGS_MF_ARENAS]};
+	struct cursor sf = {b + lo->off[CGS_MF_SAVED_FRAMES]};
+	struct cursor uf = {b + lo->off[CGS_MF_USER_GRAD_FRAMES]};
+	struct cursor sr = {b + lo->off[CGS_MF_SAVED_ROLES]};
+	struct cursor ul = {b + lo->off[CGS_MF_USER_GRAD_LAYERS]};
+	struct cursor cp = {b + lo->off[CGS_MF_CAPTURE]};
+	uint32_t r, i;
+
+	for (r = 0; r < p->n_ranks; r++) {
+		const struct cgs_rank_plan *rp = &p->ranks[r];
+
+		cgs_put_le32(rk.p + CGS_MF_RANK_ID, rp->rank);
+		cgs_put_le32(rk.p + CGS_MF_RANK_REACHABLE, rp->n_reachable);
+		cgs_put_le32(rk.p + CGS_MF_RANK_ARENAS, rp->n_arenas);
+		cgs_put_le32(rk.p + CGS_MF_RANK_CAPTURE, rp->n_graphs);
+		cgs_put_le64(rk.p + CGS_MF_RANK_REACHABLE_FIRST, reach);
+		cgs_put_le64(rk.p + CGS_MF_RANK_ARENA_FIRST, arenas);
+		cgs_put_le64(rk.p + CGS_MF_RANK_CAPTURE_FIRST, capture);
+		put_stats(rk.p + CGS_MF_RANK_SAVED_STATS, &rp->saved_stats);
+		put_stats(rk.p + CGS_MF_RANK_USER_GRAD_STATS,
+			  &rp->user_grad_stats);
+		cgs_put_le64(rk.p + CGS_MF_RANK_BYTES, rp->bytes);
+		cgs_put_le64(rk.p + CGS_MF_RANK_LOWER_BOUND,
+			     rp->lower_bound_bytes);
+		cgs_put_le64(rk.p + CGS_MF_RANK_WITHOUT_SHARING,
+			     rp->bytes_without_sharing);
+		cgs_put_le64(rk.p + CGS_MF_RANK_COLOUR_ARENAS,
+			     rp->bytes_colour_arenas);
+		rk.p += CGS_MF_RANK_ENTRY_BYTES;
+		reach += rp->n_reachable;
+		arenas += rp->n_arenas;
+		capture += rp->n_graphs;
+
+		for (i = 0; i < rp->n_reachable; i++) {
+			put32(&re, rp->reachable[i]);
+			put32(&re, 0);
+			put64(&re, entries + rp->order_start[i]);
+		}
+		n = rp->order_start[rp->n_reachable];
+		for (k = 0; k < n; k++, od.p += w) {
+			if (w == 1)
+				od.p[0] = (uint8_t)(int8_t)rp->order_entries[k];
+			else if (w == 2)
+				cgs_put_le16(od.p, (uint16_t)(int16_t)rp->order_entries[k]);
+			else
+				cgs_put_le32(od.p, (uint32_t)rp->order_entries[k]);
+		}
+		entries += n;
+		for (i = 0; i < rp->n_arenas; i++) {
+			put32(&ar, rp->arenas[i].role);
+			put32(&ar, 0);
+			put64(&ar, rp->arenas[i].bytes);
+			put64(&ar, s->alignment);
+		}
+		for (k = 0; k < n_saved; k++)
+			put_frame(&sf, &rp->saved[k]);
+		for (k = 0; k < rp->n_user_grad; k++)
+			put_frame(&uf, &rp->user_grad[k]);
+		for (k = 0; k < n_saved * s->n_variants * 3; k++)
+			put_range(&sr, &rp->saved_roles[k]);
+		for (k = 0; k < n_saved * s->n_variants; k++)
+			put_range(&ul, &rp->user_grad_layers[k]);
+		for (i = 0; i < rp->n_graphs; i++)
+			put32(&cp, rp->capture[i]);
+	}
+}
+
+int cgs_manifest_write(const struct cgs_plan *plan, uint64_t schedule_hash,
+		       void **out, size_t *len, struct cgs_error *err)
+{
+	struct layout lo;
+	uint64_t n_saved;
+	uint8_t *b, *toc;
+	unsigned id;
+	int rc;
+
+	if (!plan || !plan->schedule || !out || !len)
+		return cgs_error_set(err, CGS_E_ARG,
+				     "cgs_manifest_write: NULL argument");
+	*out = NULL;
+	*len = 0;
+	if ((rc = check_plan(plan, &n_saved, err)) ||
+	    (rc = plan_layout(plan, n_saved, &lo, err)))
+		return rc;
+	/* calloc: padding and reserved fields are zero by construction. */
+	b = calloc(1, (size_t)lo.total);
+	if (!b)
+		return cgs_error_set(err, CGS_E_NOMEM,
+				     "out of memory for a %llu-byte manifest",
+				     (unsigned long long)lo.total);
+	memcpy(b, CGS_MF_MAGIC, CGS_MF_MAGIC_BYTES);
+	cgs_put_le16(b + 8, CGS_MANIFEST_MAJOR);
+	cgs_put_le16(b + 10, CGS_MANIFEST_MINOR);
+	cgs_put_le32(b + 12, CGS_MF_HEADER_BYTES);
+	cgs_put_le32(b + 16, CGS_MF_SECTIONS_KNOWN);
+	cgs_put_le64(b + 24, lo.total);
+	toc = b + CGS_MF_HEADER_BYTES;
+	for (id = 1; id <= CGS_MF_SECTIONS_KNOWN;
+	     id++, toc += CGS_MF_TOC_ENTRY_BYTES) {
+		cgs_put_le32(toc, id);
+		cgs_put_le64(toc + 8, lo.off[id]);
+		cgs_put_le64(toc + 16, lo.len[id]);
+	}
+	write_meta(b + lo.off[CGS_MF_META], plan, schedule_hash, n_saved);
+	write_strings(b + lo.off[CGS_MF_STRINGS], b + lo.off[CGS_MF_VARIANTS],
+		      plan->schedule);
+	write_ranks(b, &lo, plan, n_saved);
+	cgs_put_le32(b + lo.total - 4, cgs_crc32c(0, b, (size_t)lo.total - 4));
+	*out = b;
+	*len = (size_t)lo.total;
+	return 0;
+}
