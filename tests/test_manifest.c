@@ -1,0 +1,881 @@
+/*
+ * The slot manifest: CRC-32C, writer/reader round trip over a plan built
+ * by hand, determinism, and rejection of every kind of corruption (byte
+ * flips, truncations, and targeted edits with the checksum recomputed so
+ * the structural checks behind it are reached).
+ */
+#include <errno.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "common/crc32c.h"
+#include "common/error.h"
+#include "manifest/format.h"
+#include "manifest/manifest.h"
+#include "manifest/writer.h"
+#include "order/order.h"
+#include "plan/plan.h"
+#include "testlib.h"
+
+/* ---- a small plan built by hand ---------------------------------- */
+
+enum { FX_PP = 2, FX_VPP = 2, FX_S = 3, FX_V = 2, FX_L = 4, FX_G = 2 };
+static uint32_t fx_layers[FX_VPP] = {2, 1};
+enum { FX_LT = 3, FX_SAVED = FX_S * FX_LT, FX_UG = FX_VPP * FX_S };
+
+struct fixture {
+	struct cgs_schedule sched;
+	struct cgs_variant variants[FX_V];
+	uint32_t ranks[FX_PP];
+	uint32_t layer_base[FX_VPP + 1];
+	struct cgs_plan plan;
+	struct cgs_rank_plan rp[FX_PP];
+};
+
+static void fixture_rank(struct cgs_rank_plan *rp, uint32_t rank)
+{
+	struct cgs_order_params op = {FX_PP, FX_VPP, FX_G, 0, rank};
+	uint32_t i, c, s, l, f, u, v;
+	uint64_t total = 0;
+
+	rp->rank = rank;
+	rp->n_reachable = cgs_order_reachable(FX_VPP, FX_G, FX_L, NULL, 0);
+	rp->reachable = calloc(rp->n_reachable, sizeof(uint32_t));
+	cgs_order_reachable(FX_VPP, FX_G, FX_L, rp->reachable, rp->n_reachable);
+	rp->order_start = calloc(rp->n_reachable + 1, sizeof(uint64_t));
+	for (i = 0; i < rp->n_reachable; i++) {
+		op.microbatches = rp->reachable[i];
+		rp->order_start[i] = total;
+		total += cgs_order_length(&op);
+	}
+	rp->order_start[i] = total;
+	rp->order_entries = calloc(total, sizeof(int32_t));
+	for (i = 0; i < rp->n_reachable; i++) {
+		op.microbatches = rp->reachable[i];
+		ck_assert_int_eq(cgs_order_generate(&op, rp->order_entries +
+							 rp->order_start[i],
+						    NULL), 0);
+	}
+
+	rp->n_saved = FX_SAVED;
+	rp->saved = calloc(FX_SAVED, sizeof(struct cgs_frame));
+	rp->n_user_grad = FX_UG;
+	rp->user_grad = calloc(FX_UG, sizeof(struct cgs_frame));
+	f = u = 0;
+	for (c = 0; c < FX_VPP; c++)
+		for (s = 0; s < FX_S; s++) {
+			for (l = 0; l < fx_layers[c]; l++, f++)
+				rp->saved[f] = (struct cgs_frame){
+					c, s, l, f, 0, (uint64_t)f * 1024,
+					1024};
+			rp->user_grad[u] = (struct cgs_frame){
+				c, s, 0, u, 1, (uint64_t)u * 512, 512};
+			u++;
+		}
+	rp->saved_roles = calloc(FX_V * FX_SAVED * 3, sizeof(struct cgs_range));
+	rp->user_grad_layers = calloc(FX_V * FX_SAVED, sizeof(struct cgs_range));
+	for (v = 0; v < FX_V; v++)
+		for (f = 0; f < FX_SAVED; f++) {
+			struct cgs_range *r = rp->saved_roles +
+					      ((size_t)v * FX_SAVED + f) * 3;
+
+			r[0] = (struct cgs_range){0, 256};
+			r[1] = (struct cgs_range){256, 256};
+			r[2] = (struct cgs_range){512, 512 - 256 * v};
+			rp->user_grad_layers[v * FX_SAVED + f] =
+				(struct cgs_range){
+					256 * (uint64_t)rp->saved[f].layer,
+					256};
+		}
+	rp->n_arenas = 2;
+	rp->arenas = calloc(2, sizeof(struct cgs_arena));
+	rp->arenas[0] = (struct cgs_arena){CGS_ARENA_SAVED, FX_SAVED * 1024};
+	rp->arenas[1] = (struct cgs_arena){CGS_ARENA_USER_GRAD, FX_UG * 512};
+	rp->saved_stats = (struct cgs_role_stats){FX_SAVED, FX_SAVED, 2,
+						  FX_SAVED * 1024, 4096};
+	rp->user_grad_stats = (struct cgs_role_stats){FX_UG, FX_UG, 2,
+						      FX_UG * 512, 1024};
+	rp->bytes = FX_SAVED * 1024 + FX_UG * 512;
+	rp->lower_bound_bytes = 5120;
+	rp->bytes_without_sharing = 2 * rp->bytes;
+	rp->bytes_colour_arenas = rp->bytes;
+	rp->n_graphs = FX_V * FX_SAVED * 2;
+	rp->capture = calloc(rp->n_graphs, sizeof(uint32_t));
+	for (i = 0; i < rp->n_graphs; i++)  /* any permutation will do */
+		rp->capture[i] = (i * 7 + rank) % rp->n_graphs;
+}
+
+static struct fixture *fixture_create(void)
+{
+	struct fixture *fx = calloc(1, sizeof(*fx));
+	uint32_t r;
+
+	fx->variants[0] = (struct cgs_variant){.name = "cp1", .cp = 1};
+	fx->variants[1] = (struct cgs_variant){.name = "cp2", .cp = 2};
+	fx->ranks[0] = 0;
+	fx->ranks[1] = 1;
+	fx->layer_base[0] = 0;
+	fx->layer_base[1] = 2;
+	fx->layer_base[2] = 3;
+	fx->sched = (struct cgs_schedule){
+		.path = "tiny.yaml", .name = "tiny", .pp = FX_PP,
+		.vpp = FX_VPP, .layers = fx_layers, .group = FX_G,
+		.max_microbatches = FX_L, .ranks = fx->ranks,
+		.n_ranks = FX_PP, .alignment = 256,
+		.variants = fx->variants, .n_variants = FX_V};
+	fx->plan = (struct cgs_plan){&fx->sched, FX_S, fx->layer_base, FX_PP,
+				     fx->rp};
+	for (r = 0; r < FX_PP; r++)
+		fixture_rank(&fx->rp[r], r);
+	return fx;
+}
+
+static void fixture_destroy(struct fixture *fx)
+{
+	uint32_t r;
+
+	for (r = 0; r < FX_PP; r++) {
+		struct cgs_rank_plan *rp = &fx->rp[r];
+
+		free(rp->reachable);
+		free(rp->order_start);
+		free(rp->order_entries);
+		free(rp->saved);
+		free(rp->user_grad);
+		free(rp->saved_roles);
+		free(rp->user_grad_layers);
+		free(rp->arenas);
+		free(rp->capture);
+	}
+	free(fx);
+}
+
+static uint8_t *fixture_bytes(size_t *len)
+{
+	struct fixture *fx = fixture_create();
+	struct cgs_error err = {0};
+	void *buf = NULL;
+
+	ck_assert_msg(cgs_manifest_write(&fx->plan, 0x0123456789abcdefull,
+					 &buf, len, &err) == 0,
+		      "write: %s", err.message);
+	fixture_destroy(fx);
+	return buf;
+}
+
+/* ---- helpers over raw bytes ------------------------------------- */
+
+static void fix_crc(uint8_t *b, size_t len)
+{
+	cgs_put_le32(b + len - 4, cgs_crc32c(0, b, len - 4));
+}
+
+/* Offset of section `id`'s payload, from the table of contents. */
+static size_t section(const uint8_t *b, uint32_t id, uint64_t *bytes)
+{
+	uint32_t n = cgs_get_le32(b + 16), i;
+
+	for (i = 0; i < n; i++) {
+		const uint8_t *e = b + CGS_MF_HEADER_BYTES +
+				   (size_t)i * CGS_MF_TOC_ENTRY_BYTES;
+
+		if (cgs_get_le32(e) == id) {
+			if (bytes)
+				*bytes = cgs_get_le64(e + 16);
+			return (size_t)cgs_get_le64(e + 8);
+		}
+	}
+	ck_abort_msg("section %u not found", id);
+	return 0;
+}
+
+/* Touch every accessor, so ASan sees any read a bad index would cause. */
+static uint64_t walk(const struct cgs_manifest *m)
+{
+	const struct cgs_manifest_info *in = cgs_manifest_info(m);
+	uint64_t sum = in->schedule_hash + strlen(in->name) +
+		       strlen(in->producer), k, n;
+	uint32_t ri, i, v, f, r;
+
+	for (i = 0; i <= in->vpp; i++)
+		sum += cgs_manifest_chunk_layers(m, i) +
+		       cgs_manifest_layer_base(m, i);
+	for (v = 0; v < in->n_variants; v++)
+		sum += strlen(cgs_manifest_variant_name(m, v)) +
+		       cgs_manifest_variant_cp(m, v);
+	for (ri = 0; ri < in->n_ranks; ri++) {
+		struct cgs_manifest_rank_stats st =
+			cgs_manifest_rank_stats(m, ri);
+
+		sum += cgs_manifest_rank_id(m, ri) + st.bytes;
+		for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++) {
+			n = cgs_manifest_order_length(m, ri, i);
+			for (k = 0; k < n; k++)
+				sum += (uint64_t)cgs_manifest_order_entry(m, ri, i, k);
+		}
+		for (i = 0; i < cgs_manifest_arena_count(m, ri); i++)
+			sum += cgs_manifest_arena(m, ri, i).bytes;
+		for (f = 0; f < in->n_saved; f++)
+			sum += cgs_manifest_saved_frame(m, ri, f).offset;
+		for (f = 0; f < in->n_user_grad; f++)
+			sum += cgs_manifest_user_grad_frame(m, ri, f).offset;
+		for (v = 0; v < in->n_variants; v++)
+			for (f = 0; f < in->n_saved; f++) {
+				for (r = 0; r < 3; r++)
+					sum += cgs_manifest_saved_role(m, ri, v, f, r).bytes;
+				sum += cgs_manifest_user_grad_layer(m, ri, v, f).bytes;
+			}
+		for (i = 0; i < cgs_manifest_capture_count(m, ri); i++)
+			sum += cgs_manifest_capture(m, ri, i);
+	}
+	return sum;
+}
+
+/* Open must fail with `code` and a message containing `needle`. */
+static void expect_reject(const uint8_t *b, size_t len, int code,
+			  const char *needle)
+{
+	struct cgs_error err = {0};
+	struct cgs_manifest *m = NULL;
+	int rc = cgs_manifest_open_buffer(b, len, &m, &err);
+
+	ck_assert_msg(rc == code, "got %s (%s), want %s", cgs_status_name(rc),
+		      err.message, cgs_status_name(code));
+	ck_assert_ptr_null(m);
+	ck_assert_int_eq(err.code, code);
+	ck_assert_msg(strstr(err.message, needle),
+		      "message '%s' lacks '%s'", err.message, needle);
+}
+
+/* ---- tests ------------------------------------------------------- */
+
+START_TEST(crc32c_vectors)
+{
+	uint8_t zeros[32] = {0}, ones[32], inc[32];
+	int i;
+
+	memset(ones, 0xff, sizeof(ones));
+	for (i = 0; i < 32; i++)
+		inc[i] = (uint8_t)i;
+	/* RFC 3720, appendix B.4. */
+	ck_assert_uint_eq(cgs_crc32c(0, "123456789", 9), 0xE3069283u);
+	ck_assert_uint_eq(cgs_crc32c(0, zeros, 32), 0x8A9136AAu);
+	ck_assert_uint_eq(cgs_crc32c(0, ones, 32), 0x62A8AB43u);
+	ck_assert_uint_eq(cgs_crc32c(0, inc, 32), 0x46DD794Eu);
+	ck_assert_uint_eq(cgs_crc32c(0, "", 0), 0);
+	/* Chaining at every split point gives the same value. */
+	for (i = 0; i <= 32; i++)
+		ck_assert_uint_eq(cgs_crc32c(cgs_crc32c(0, inc, (size_t)i),
+					     inc + i, (size_t)(32 - i)),
+				  0x46DD794Eu);
+}
+END_TEST
+
+START_TEST(round_trip)
+{
+	struct fixture *fx = fixture_create();
+	struct cgs_error err = {0};
+	struct cgs_manifest *m = NULL;
+	const struct cgs_manifest_info *in;
+	void *buf;
+	size_t len;
+	uint32_t ri, i, v, f, r, var, fr, dir;
+	uint64_t k;
+	unsigned width;
+	int32_t *dec;
+
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 42, &buf, &len, &err), 0);
+	ck_assert_uint_eq(len % 8, 0);
+	ck_assert_int_eq(cgs_manifest_open_buffer(buf, len, &m, &err), 0);
+	in = cgs_manifest_info(m);
+	ck_assert_uint_eq(in->major, CGS_MANIFEST_MAJOR);
+	ck_assert_uint_eq(in->minor, CGS_MANIFEST_MINOR);
+	ck_assert_str_eq(in->name, "tiny");
+	ck_assert_uint_eq(in->schedule_hash, 42);
+	ck_assert_uint_eq(in->pp, FX_PP);
+	ck_assert_uint_eq(in->vpp, FX_VPP);
+	ck_assert_uint_eq(in->group, FX_G);
+	ck_assert_uint_eq(in->max_microbatches, FX_L);
+	ck_assert_uint_eq(in->slots, FX_S);
+	ck_assert_uint_eq(in->alignment, 256);
+	ck_assert_uint_eq(in->layers_total, FX_LT);
+	ck_assert_uint_eq(in->n_saved, FX_SAVED);
+	ck_assert_uint_eq(in->n_user_grad, FX_UG);
+	ck_assert_uint_eq(in->n_graphs, FX_V * FX_SAVED * 2);
+	ck_assert_uint_eq(cgs_manifest_chunk_layers(m, 0), 2);
+	ck_assert_uint_eq(cgs_manifest_chunk_layers(m, 1), 1);
+	ck_assert_uint_eq(cgs_manifest_layer_base(m, 2), 3);
+	ck_assert_str_eq(cgs_manifest_variant_name(m, 1), "cp2");
+	ck_assert_uint_eq(cgs_manifest_variant_cp(m, 1), 2);
+	ck_assert_str_eq(cgs_manifest_variant_name(m, 2), "");
+
+	for (ri = 0; ri < FX_PP; ri++) {
+		const struct cgs_rank_plan *rp = &fx->rp[ri];
+		struct cgs_manifest_rank_stats st = cgs_manifest_rank_stats(m, ri);
+
+		ck_assert_uint_eq(cgs_manifest_rank_id(m, ri), rp->rank);
+		ck_assert_uint_eq(cgs_manifest_reachable_count(m, ri),
+				  rp->n_reachable);
+		for (i = 0; i < rp->n_reachable; i++) {
+			ck_assert_uint_eq(cgs_manifest_reachable(m, ri, i),
+					  rp->reachable[i]);
+			k = cgs_manifest_order_length(m, ri, i);
+			ck_assert_uint_eq(k, rp->order_start[i + 1] -
+						     rp->order_start[i]);
+			dec = calloc(k, sizeof(*dec));
+			cgs_manifest_order_decode(m, ri, i, dec);
+			ck_assert_ptr_nonnull(cgs_manifest_order_raw(m, ri, i,
+								     &width));
+			ck_assert_uint_eq(width, 1);
+			while (k--) {
+				ck_assert_int_eq(dec[k],
+					rp->order_entries[rp->order_start[i] + k]);
+				ck_assert_int_eq(cgs_manifest_order_entry(m, ri, i, k),
+						 dec[k]);
+			}
+			free(dec);
+		}
+		ck_assert_uint_eq(cgs_manifest_arena_count(m, ri), 2);
+		ck_assert_uint_eq(cgs_manifest_arena(m, ri, 1).role,
+				  CGS_MANIFEST_ARENA_USER_GRAD);
+		ck_assert_uint_eq(cgs_manifest_arena(m, ri, 1).bytes, FX_UG * 512);
+		ck_assert_uint_eq(cgs_manifest_arena(m, ri, 1).alignment, 256);
+		for (f = 0; f < FX_SAVED; f++) {
+			struct cgs_manifest_frame a = cgs_manifest_saved_frame(m, ri, f);
+
+			ck_assert_uint_eq(a.chunk, rp->saved[f].chunk);
+			ck_assert_uint_eq(a.slot, rp->saved[f].slot);
+			ck_assert_uint_eq(a.layer, rp->saved[f].layer);
+			ck_assert_uint_eq(a.colour, rp->saved[f].colour);
+			ck_assert_uint_eq(a.arena, rp->saved[f].arena);
+			ck_assert_uint_eq(a.offset, rp->saved[f].offset);
+			ck_assert_uint_eq(a.bytes, rp->saved[f].bytes);
+			ck_assert_uint_eq(f, cgs_manifest_layer_base(m, a.chunk) * FX_S +
+					     a.slot * cgs_manifest_chunk_layers(m, a.chunk) +
+					     a.layer);
+		}
+		for (f = 0; f < FX_UG; f++) {
+			struct cgs_manifest_frame a =
+				cgs_manifest_user_grad_frame(m, ri, f);
+
+			ck_assert_uint_eq(a.chunk * FX_S + a.slot, f);
+			ck_assert_uint_eq(a.offset, rp->user_grad[f].offset);
+			ck_assert_uint_eq(a.arena, 1);
+		}
+		for (v = 0; v < FX_V; v++)
+			for (f = 0; f < FX_SAVED; f++) {
+				for (r = 0; r < 3; r++) {
+					struct cgs_manifest_range a =
+						cgs_manifest_saved_role(m, ri, v, f, r);
+					const struct cgs_range *b =
+						&rp->saved_roles[(v * FX_SAVED + f) * 3 + r];
+
+					ck_assert_uint_eq(a.offset, b->offset);
+					ck_assert_uint_eq(a.bytes, b->bytes);
+				}
+				ck_assert_uint_eq(cgs_manifest_user_grad_layer(m, ri, v, f).offset,
+						  rp->user_grad_layers[v * FX_SAVED + f].offset);
+			}
+		ck_assert_uint_eq(cgs_manifest_capture_count(m, ri), rp->n_graphs);
+		for (i = 0; i < rp->n_graphs; i++)
+			ck_assert_uint_eq(cgs_manifest_capture(m, ri, i),
+					  rp->capture[i]);
+		ck_assert_uint_eq(st.saved.frames, FX_SAVED);
+		ck_assert_uint_eq(st.saved.colour_lower_bound, 2);
+		ck_assert_uint_eq(st.saved.lower_bound_bytes, 4096);
+		ck_assert_uint_eq(st.user_grad.bytes, FX_UG * 512);
+		ck_assert_uint_eq(st.bytes, rp->bytes);
+		ck_assert_uint_eq(st.lower_bound_bytes, 5120);
+		ck_assert_uint_eq(st.bytes_without_sharing, 2 * rp->bytes);
+		ck_assert_uint_eq(st.bytes_colour_arenas, rp->bytes);
+	}
+	/* Graph index (v, f, d) = (v * n_saved + f) * 2 + d. */
+	cgs_manifest_graph_split(m, (1 * FX_SAVED + 4) * 2 + 1, &var, &fr, &dir);
+	ck_assert_uint_eq(var, 1);
+	ck_assert_uint_eq(fr, 4);
+	ck_assert_uint_eq(dir, 1);
+
+	/* Out-of-range indices give zeros, never a read past the data. */
+	ck_assert_uint_eq(cgs_manifest_rank_id(m, FX_PP), 0);
+	ck_assert_uint_eq(cgs_manifest_saved_frame(m, 0, FX_SAVED).bytes, 0);
+	ck_assert_uint_eq(cgs_manifest_order_entry(m, 0, 0, 1u << 30), 0);
+	ck_assert_uint_eq(cgs_manifest_capture(m, 0, 1000), 0);
+	ck_assert_uint_eq(cgs_manifest_arena(m, 0, 2).bytes, 0);
+
+	cgs_manifest_close(&m);
+	ck_assert_ptr_null(m);
+	cgs_manifest_close(&m);
+	cgs_manifest_close(NULL);
+	free(buf);
+	fixture_destroy(fx);
+}
+END_TEST
+
+START_TEST(find_rank_and_count)
+{
+	struct cgs_error err = {0};
+	struct cgs_manifest *m = NULL;
+	uint8_t *b;
+	size_t len;
+	uint32_t ri = 99, i = 99;
+
+	b = fixture_bytes(&len);
+	ck_assert_int_eq(cgs_manifest_open_buffer(b, len, &m, NULL), 0);
+	ck_assert_int_eq(cgs_manifest_find_rank(m, 1, &ri, NULL), 0);
+	ck_assert_uint_eq(ri, 1);
+	ck_assert_int_eq(cgs_manifest_find_rank(m, 5, &ri, &err), CGS_E_RANK);
+	ck_assert_ptr_nonnull(strstr(err.message, "rank 5"));
+	ck_assert_ptr_nonnull(strstr(err.message, "0, 1"));
+	ck_assert_int_eq(cgs_manifest_find_reachable(m, 0, 4, &i, NULL), 0);
+	ck_assert_uint_eq(i, 1);
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_manifest_find_reachable(m, 0, 3, &i, &err),
+			 CGS_E_UNREACHABLE);
+	ck_assert_ptr_nonnull(strstr(err.message, "microbatch count 3"));
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_manifest_find_reachable(m, 0, 5, &i, &err),
+			 CGS_E_UNREACHABLE);
+	ck_assert_ptr_nonnull(strstr(err.message, "maximum 4"));
+	cgs_manifest_close(&m);
+	free(b);
+}
+END_TEST
+
+START_TEST(deterministic)
+{
+	uint8_t *a, *b;
+	size_t la, lb;
+
+	a = fixture_bytes(&la);
+	b = fixture_bytes(&lb);
+	ck_assert_uint_eq(la, lb);
+	ck_assert_int_eq(memcmp(a, b, la), 0);
+	free(a);
+	free(b);
+}
+END_TEST
+
+/* Every single-byte change is caught by the checksum; with the checksum
+ * recomputed, the structural checks reject or the result is still safe
+ * to walk. */
+START_TEST(byte_flips)
+{
+	static const uint8_t patterns[] = {0x01, 0x80, 0xff, 0x10};
+	struct cgs_manifest *m;
+	unsigned long rejected = 0, accepted = 0;
+	uint8_t *b, *c;
+	size_t len, i, p;
+	int rc;
+
+	b = fixture_bytes(&len);
+	c = malloc(len);
+	for (p = 0; p < sizeof(patterns); p++) {
+		for (i = 0; i < len; i++) {
+			memcpy(c, b, len);
+			c[i] ^= patterns[p];
+			m = NULL;
+			rc = cgs_manifest_open_buffer(c, len, &m, NULL);
+			ck_assert_msg(rc != 0, "flip %#x at %zu accepted",
+				      patterns[p], i);
+			if (i >= len - 4)
+				continue;  /* the checksum field itself */
+			fix_crc(c, len);
+			rc = cgs_manifest_open_buffer(c, len, &m, NULL);
+			if (rc == 0) {
+				accepted++;
+				walk(m);
+				cgs_manifest_close(&m);
+			} else {
+				ck_assert_ptr_null(m);
+				rejected++;
+			}
+		}
+	}
+	/* The header, table of contents and meta block leave no byte free
+	 * except the minor version (a newer minor still loads), the schedule
+	 * hash, and pp, group and L, which only bound other fields. */
+	for (i = 0; i < section(b, CGS_MF_META, NULL) + CGS_MF_META_FIXED_BYTES;
+	     i++) {
+		size_t meta = section(b, CGS_MF_META, NULL);
+
+		if ((i >= meta + CGS_MF_META_HASH &&
+		     i < meta + CGS_MF_META_HASH + 8) || i == 10 || i == 11 ||
+		    (i >= meta + CGS_MF_META_PP && i < meta + CGS_MF_META_PP + 4) ||
+		    (i >= meta + CGS_MF_META_GROUP &&
+		     i < meta + CGS_MF_META_MAX_MB + 4))
+			continue;
+		memcpy(c, b, len);
+		c[i] ^= 0x80;
+		fix_crc(c, len);
+		m = NULL;
+		ck_assert_msg(cgs_manifest_open_buffer(c, len, &m, NULL) != 0,
+			      "flip of byte %zu (header/toc/meta) accepted", i);
+	}
+	ck_assert_uint_gt(rejected, accepted);
+	free(c);
+	free(b);
+}
+END_TEST
+
+START_TEST(truncations)
+{
+	struct cgs_manifest *m;
+	uint8_t *b, *c;
+	size_t len, n;
+	int rc;
+
+	b = fixture_bytes(&len);
+	c = malloc(len);
+	for (n = 0; n < len; n++) {
+		/* A copy of exactly n bytes, so ASan sees any over-read. */
+		uint8_t *t = malloc(n ? n : 1);
+
+		memcpy(t, b, n);
+		m = NULL;
+		rc = cgs_manifest_open_buffer(t, n, &m, NULL);
+		ck_assert_msg(rc == CGS_E_FORMAT, "truncation to %zu: %d", n, rc);
+		/* Now pretend the short file is whole: fix length and CRC. */
+		if (n >= CGS_MF_HEADER_BYTES + CGS_MF_TRAILER_BYTES) {
+			cgs_put_le64(t + 24, n);
+			fix_crc(t, n);
+			rc = cgs_manifest_open_buffer(t, n, &m, NULL);
+			ck_assert_msg(rc == CGS_E_FORMAT,
+				      "fixed-up truncation to %zu: %d", n, rc);
+		}
+		free(t);
+	}
+	/* One extra byte, or eight zero bytes appended, is also refused. */
+	c = realloc(c, len + 8);
+	memcpy(c, b, len);
+	memset(c + len, 0, 8);
+	expect_reject(c, len + 1, CGS_E_FORMAT, "longer than recorded");
+	cgs_put_le64(c + 24, len + 8);
+	fix_crc(c, len + 8);
+	expect_reject(c, len + 8, CGS_E_FORMAT, "");
+	free(c);
+	free(b);
+}
+END_TEST
+
+/* Apply `edit`, recompute the checksum, expect a rejection. */
+#define EDIT_REJECT(code, needle, ...)                                      \
+	do {                                                                \
+		memcpy(c, b, len);                                          \
+		__VA_ARGS__;                                                \
+		fix_crc(c, len);                                            \
+		expect_reject(c, len, code, needle);                        \
+	} while (0)
+
+START_TEST(targeted_edits)
+{
+	uint8_t *b, *c;
+	size_t len, meta, strs, ranks, reach, orders, arenas, sf, uf, sr, ul,
+		cap, var;
+	uint64_t strs_len;
+
+	b = fixture_bytes(&len);
+	c = malloc(len);
+	meta = section(b, CGS_MF_META, NULL);
+	strs = section(b, CGS_MF_STRINGS, &strs_len);
+	var = section(b, CGS_MF_VARIANTS, NULL);
+	ranks = section(b, CGS_MF_RANKS, NULL);
+	reach = section(b, CGS_MF_REACHABLE, NULL);
+	orders = section(b, CGS_MF_ORDERS, NULL);
+	arenas = section(b, CGS_MF_ARENAS, NULL);
+	sf = section(b, CGS_MF_SAVED_FRAMES, NULL);
+	uf = section(b, CGS_MF_USER_GRAD_FRAMES, NULL);
+	sr = section(b, CGS_MF_SAVED_ROLES, NULL);
+	ul = section(b, CGS_MF_USER_GRAD_LAYERS, NULL);
+	cap = section(b, CGS_MF_CAPTURE, NULL);
+
+	/* Header. */
+	EDIT_REJECT(CGS_E_FORMAT, "not a cgslot manifest", c[0] = 'X');
+	EDIT_REJECT(CGS_E_VERSION, "newer", cgs_put_le16(c + 8, 2));
+	EDIT_REJECT(CGS_E_FORMAT, "major version 0", cgs_put_le16(c + 8, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "reserved header", c[20] = 1);
+	EDIT_REJECT(CGS_E_FORMAT, "header size", c[12] = 40);
+	EDIT_REJECT(CGS_E_FORMAT, "reserved trailer", c[len - 8] = 1);
+	EDIT_REJECT(CGS_E_FORMAT, "room for at most",
+		    cgs_put_le32(c + 16, 0x10000000));
+	/* Table of contents. */
+	EDIT_REJECT(CGS_E_FORMAT, "must start at",
+		    cgs_put_le64(c + CGS_MF_HEADER_BYTES + 8, meta + 8));
+	EDIT_REJECT(CGS_E_FORMAT, "runs past the end",
+		    cgs_put_le64(c + CGS_MF_HEADER_BYTES + 16, 1ull << 62));
+	EDIT_REJECT(CGS_E_FORMAT, "ids must ascend",
+		    cgs_put_le32(c + CGS_MF_HEADER_BYTES + 24, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "reserved flag bits",
+		    cgs_put_le32(c + CGS_MF_HEADER_BYTES + 4, 2));
+	EDIT_REJECT(CGS_E_FORMAT, "unknown and not marked optional",
+		    cgs_put_le32(c + CGS_MF_HEADER_BYTES + 11 * 24, 99));
+	EDIT_REJECT(CGS_E_VERSION, "newer cgslot",
+		    cgs_put_le16(c + 10, CGS_MANIFEST_MINOR + 1);
+		    cgs_put_le32(c + CGS_MF_HEADER_BYTES + 11 * 24, 99));
+	EDIT_REJECT(CGS_E_FORMAT, "padding after the payload is not zero",
+		    c[strs + strs_len] = 1);
+	/* Meta. */
+	EDIT_REJECT(CGS_E_FORMAT, "saved frames per rank",
+		    cgs_put_le32(c + meta + CGS_MF_META_SLOTS, 0x80000000u));
+	EDIT_REJECT(CGS_E_FORMAT, "graphs per rank",
+		    cgs_put_le32(c + meta + CGS_MF_META_VARIANTS, 0x40000000u));
+	EDIT_REJECT(CGS_E_FORMAT, "slots is 0",
+		    cgs_put_le32(c + meta + CGS_MF_META_SLOTS, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "not a power of two",
+		    cgs_put_le64(c + meta + CGS_MF_META_ALIGNMENT, 96));
+	EDIT_REJECT(CGS_E_FORMAT, "layers_total",
+		    cgs_put_le32(c + meta + CGS_MF_META_LAYERS_TOTAL, 4));
+	EDIT_REJECT(CGS_E_FORMAT, "order entry size",
+		    cgs_put_le32(c + meta + CGS_MF_META_ENTRY_BYTES, 4));
+	EDIT_REJECT(CGS_E_FORMAT, "meta: reserved",
+		    c[meta + CGS_MF_META_RESERVED] = 1);
+	EDIT_REJECT(CGS_E_FORMAT, "2 ranks planned but pp is 1",
+		    cgs_put_le32(c + meta + CGS_MF_META_PP, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "holds",
+		    cgs_put_le32(c + meta + CGS_MF_META_VPP, 3));
+	EDIT_REJECT(CGS_E_FORMAT, "chunk 1 has 0 layers",
+		    cgs_put_le32(c + meta + CGS_MF_META_FIXED_BYTES + 4, 0));
+	/* Strings and variants. */
+	EDIT_REJECT(CGS_E_FORMAT, "does not start a string",
+		    cgs_put_le32(c + meta + CGS_MF_META_PRODUCER, 2));
+	EDIT_REJECT(CGS_E_FORMAT, "string offset 4096",
+		    cgs_put_le32(c + var, 4096));
+	EDIT_REJECT(CGS_E_FORMAT, "end with a NUL",
+		    c[strs + strs_len - 1] = 'x');
+	EDIT_REJECT(CGS_E_FORMAT, "cp is 0", cgs_put_le32(c + var + 4, 0));
+	/* Ranks. */
+	EDIT_REJECT(CGS_E_FORMAT, "ranks must ascend",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_ENTRY_BYTES, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "out of range; pp is 2",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_ENTRY_BYTES, 7));
+	EDIT_REJECT(CGS_E_FORMAT, "must continue",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_ARENA_FIRST, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "arenas of 24 bytes",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_ARENAS, 0xffffffffu));
+	EDIT_REJECT(CGS_E_FORMAT, "colour lower bound",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_SAVED_STATS +
+					 CGS_MF_STATS_COLOUR_LB, 100));
+	EDIT_REJECT(CGS_E_FORMAT, "differ from its arenas",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_BYTES, 1));
+	/* Reachable counts and orders. */
+	EDIT_REJECT(CGS_E_FORMAT, "outside 1..4", cgs_put_le32(c + reach, 5));
+	EDIT_REJECT(CGS_E_FORMAT, "out of order",
+		    cgs_put_le32(c + reach + CGS_MF_REACHABLE_BYTES, 2));
+	EDIT_REJECT(CGS_E_FORMAT, "must start at",
+		    cgs_put_le64(c + reach + 8, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "order entry 0 is 3", c[orders] = 3);
+	EDIT_REJECT(CGS_E_FORMAT, "order entry 0 is 0", c[orders] = 0);
+	EDIT_REJECT(CGS_E_FORMAT, "no pending forward",
+		    c[orders] = (uint8_t)-1);
+	EDIT_REJECT(CGS_E_FORMAT, "only 2 microbatches",
+		    c[orders + 7] = 1);
+	/* Arenas and frames. */
+	EDIT_REJECT(CGS_E_FORMAT, "role 2 is unknown", c[arenas] = 2);
+	EDIT_REJECT(CGS_E_FORMAT, "alignment 512 differs",
+		    cgs_put_le64(c + arenas + 16, 512));
+	EDIT_REJECT(CGS_E_FORMAT, "arena 0: reserved", c[arenas + 4] = 1);
+	EDIT_REJECT(CGS_E_FORMAT, "arena 2 is out of range",
+		    cgs_put_le32(c + sf + CGS_MF_FRAME_ARENA, 2));
+	EDIT_REJECT(CGS_E_FORMAT, "which holds user-grad frames",
+		    cgs_put_le32(c + sf + CGS_MF_FRAME_ARENA, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "outside arena 0",
+		    cgs_put_le64(c + sf + CGS_MF_FRAME_OFFSET, FX_SAVED * 1024));
+	EDIT_REJECT(CGS_E_FORMAT, "misaligned",
+		    cgs_put_le64(c + sf + CGS_MF_FRAME_OFFSET, 8));
+	EDIT_REJECT(CGS_E_FORMAT, "outside arena 0",
+		    cgs_put_le64(c + sf + CGS_MF_FRAME_OFFSET, ~0ull << 8);
+		    cgs_put_le64(c + sf + CGS_MF_FRAME_SIZE, 1024));
+	EDIT_REJECT(CGS_E_FORMAT, "is labelled",
+		    cgs_put_le32(c + sf + CGS_MF_FRAME_LAYER, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "colour 9 is out of range",
+		    cgs_put_le32(c + sf + CGS_MF_FRAME_COLOUR, 9));
+	EDIT_REJECT(CGS_E_FORMAT, "reserved field is not 0",
+		    c[uf + CGS_MF_FRAME_RESERVED] = 1);
+	EDIT_REJECT(CGS_E_FORMAT, "which holds saved frames",
+		    cgs_put_le32(c + uf + CGS_MF_FRAME_ARENA, 0));
+	/* Per-variant layouts. */
+	EDIT_REJECT(CGS_E_FORMAT, "input range",
+		    cgs_put_le64(c + sr + 8, 1025));
+	EDIT_REJECT(CGS_E_FORMAT, "saved range",
+		    cgs_put_le64(c + sr + 32, 768));
+	EDIT_REJECT(CGS_E_FORMAT, "user-grad range",
+		    cgs_put_le64(c + ul, 512));
+	/* Capture. */
+	EDIT_REJECT(CGS_E_FORMAT, "graph 36 is out of range",
+		    cgs_put_le32(c + cap, 36));
+	EDIT_REJECT(CGS_E_FORMAT, "captured twice",
+		    cgs_put_le32(c + cap, cgs_get_le32(b + cap + 4)));
+	free(c);
+	free(b);
+}
+END_TEST
+
+/* Rebuild `b` with one extra section appended after the known ones. */
+static uint8_t *with_extra_section(const uint8_t *b, size_t len, uint32_t id,
+				   uint32_t flags, uint16_t minor,
+				   size_t *out_len)
+{
+	uint32_t n = cgs_get_le32(b + 16), i;
+	size_t first = CGS_MF_HEADER_BYTES + (size_t)n * CGS_MF_TOC_ENTRY_BYTES;
+	size_t body = len - CGS_MF_TRAILER_BYTES - first;
+	size_t nl = len + CGS_MF_TOC_ENTRY_BYTES + 16;
+	uint8_t *c = calloc(1, nl), *e;
+
+	memcpy(c, b, CGS_MF_HEADER_BYTES);
+	cgs_put_le16(c + 10, minor);
+	cgs_put_le32(c + 16, n + 1);
+	cgs_put_le64(c + 24, nl);
+	for (i = 0; i < n; i++) {
+		e = c + CGS_MF_HEADER_BYTES + (size_t)i * CGS_MF_TOC_ENTRY_BYTES;
+		memcpy(e, b + CGS_MF_HEADER_BYTES +
+			       (size_t)i * CGS_MF_TOC_ENTRY_BYTES,
+		       CGS_MF_TOC_ENTRY_BYTES);
+		cgs_put_le64(e + 8, cgs_get_le64(e + 8) + CGS_MF_TOC_ENTRY_BYTES);
+	}
+	e = c + CGS_MF_HEADER_BYTES + (size_t)n * CGS_MF_TOC_ENTRY_BYTES;
+	cgs_put_le32(e, id);
+	cgs_put_le32(e + 4, flags);
+	cgs_put_le64(e + 8, first + CGS_MF_TOC_ENTRY_BYTES + body);
+	cgs_put_le64(e + 16, 13);  /* 13 bytes + 3 of padding */
+	memcpy(c + first + CGS_MF_TOC_ENTRY_BYTES, b + first, body);
+	memcpy(c + first + CGS_MF_TOC_ENTRY_BYTES + body, "future data!", 13);
+	fix_crc(c, nl);
+	*out_len = nl;
+	return c;
+}
+
+START_TEST(minor_versions)
+{
+	struct cgs_manifest *m = NULL;
+	struct cgs_error err = {0};
+	uint8_t *b, *c;
+	size_t len, cl;
+	uint64_t base_walk;
+
+	b = fixture_bytes(&len);
+	ck_assert_int_eq(cgs_manifest_open_buffer(b, len, &m, NULL), 0);
+	base_walk = walk(m);
+	cgs_manifest_close(&m);
+
+	/* A newer minor with an optional section: loads, same content. */
+	c = with_extra_section(b, len, 200, CGS_MF_FLAG_OPTIONAL,
+			       CGS_MANIFEST_MINOR + 1, &cl);
+	ck_assert_msg(cgs_manifest_open_buffer(c, cl, &m, &err) == 0, "%s",
+		      err.message);
+	ck_assert_uint_eq(cgs_manifest_info(m)->minor, CGS_MANIFEST_MINOR + 1);
+	ck_assert_uint_eq(walk(m), base_walk);
+	cgs_manifest_close(&m);
+	free(c);
+	/* The same section, required: a newer reader is needed. */
+	c = with_extra_section(b, len, 200, 0, CGS_MANIFEST_MINOR + 1, &cl);
+	expect_reject(c, cl, CGS_E_VERSION, "section 200 is required");
+	free(c);
+	/* Required and unknown in a file of our own minor: malformed. */
+	c = with_extra_section(b, len, 200, 0, CGS_MANIFEST_MINOR, &cl);
+	expect_reject(c, cl, CGS_E_FORMAT, "not marked optional");
+	free(c);
+	free(b);
+}
+END_TEST
+
+START_TEST(open_file)
+{
+	char dir[] = "/tmp/cgs_manifest_XXXXXX", path[256];
+	struct cgs_manifest *m = NULL;
+	struct cgs_error err = {0};
+	const void *bytes;
+	uint8_t *b;
+	size_t len, got;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	b = fixture_bytes(&len);
+	snprintf(path, sizeof(path), "%s/m.cgsm", dir);
+	f = fopen(path, "wb");
+	ck_assert_uint_eq(fwrite(b, 1, len, f), len);
+	fclose(f);
+	ck_assert_int_eq(cgs_manifest_open_file(path, &m, &err), 0);
+	bytes = cgs_manifest_bytes(m, &got);
+	ck_assert_uint_eq(got, len);
+	ck_assert_int_eq(memcmp(bytes, b, len), 0);
+	cgs_manifest_close(&m);
+
+	ck_assert_int_eq(cgs_manifest_open_file(dir, &m, &err), CGS_E_IO);
+	ck_assert_str_eq(err.file, dir);
+	ck_assert_ptr_nonnull(strstr(err.message, "not a regular file"));
+	cgs_error_clear(&err);
+	f = fopen(path, "wb");
+	fclose(f);
+	ck_assert_int_eq(cgs_manifest_open_file(path, &m, &err), CGS_E_FORMAT);
+	ck_assert_str_eq(err.message, "manifest is empty");
+	ck_assert_str_eq(err.file, path);
+	unlink(path);
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_manifest_open_file(path, &m, &err), CGS_E_IO);
+	ck_assert_ptr_nonnull(strstr(err.message, "No such file"));
+	ck_assert_ptr_null(m);
+	rmdir(dir);
+	ck_assert_int_eq(cgs_manifest_open_buffer(NULL, 0, &m, NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_manifest_open_buffer(b, len, NULL, NULL), CGS_E_ARG);
+	free(b);
+}
+END_TEST
+
+START_TEST(writer_refuses_bad_plans)
+{
+	struct fixture *fx = fixture_create();
+	struct cgs_error err = {0};
+	void *buf = (void *)1;
+	size_t len = 1;
+
+	fx->rp[1].n_saved = 3;
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 0, &buf, &len, &err),
+			 CGS_E_INVALID);
+	ck_assert_ptr_null(buf);
+	ck_assert_uint_eq(len, 0);
+	ck_assert_ptr_nonnull(strstr(err.message, "rank 1"));
+	fx->rp[1].n_saved = FX_SAVED;
+	fx->rp[0].order_start[1]--;
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 0, &buf, &len, &err),
+			 CGS_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.message, "N=2"));
+	fx->rp[0].order_start[1]++;
+	fx->plan.slots = 0x80000000u;
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 0, &buf, &len, NULL),
+			 CGS_E_LIMIT);
+	fx->plan.slots = FX_S;
+	ck_assert_int_eq(cgs_manifest_write(NULL, 0, &buf, &len, NULL),
+			 CGS_E_ARG);
+	fixture_destroy(fx);
+}
+END_TEST
+
+static Suite *manifest_suite(void)
+{
+	Suite *s = suite_create("manifest");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, crc32c_vectors);
+	tcase_add_test(tc, round_trip);
+	tcase_add_test(tc, find_rank_and_count);
+	tcase_add_test(tc, deterministic);
+	tcase_add_test(tc, byte_flips);
+	tcase_add_test(tc, truncations);
+	tcase_add_test(tc, targeted_edits);
+	tcase_add_test(tc, minor_versions);
+	tcase_add_test(tc, open_file);
+	tcase_add_test(tc, writer_refuses_bad_plans);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return cgs_test_run(manifest_suite());
+}
