@@ -134,7 +134,7 @@ static void expect_violation(struct fixture *fx, int code,
 			     const char *const *want)
 {
 	struct cgs_error err = {0};
-	int rc = cgs_verify_rank_check(&fx->vr, &err);
+	int rc = cgs_verify_rank_check(&fx->vr, NULL, &err);
 
 	ck_assert_msg(rc == code, "got %d (%s), want %d", rc, err.message,
 		      code);
@@ -153,7 +153,7 @@ static void expect_violation(struct fixture *fx, int code,
 static void expect_pass(struct fixture *fx)
 {
 	struct cgs_error err = {0};
-	int rc = cgs_verify_rank_check(&fx->vr, &err);
+	int rc = cgs_verify_rank_check(&fx->vr, NULL, &err);
 
 	ck_assert_msg(rc == 0, "unexpected failure: %s", err.message);
 	ck_assert_int_eq(err.code, 0);
@@ -444,16 +444,16 @@ START_TEST(bad_description)
 	fx_init(&fx, 2, 1, one_layer, 1);
 	ORDER(&fx, 1, 1, -1);
 	fx.vr.n_saved = 3;
-	ck_assert_int_eq(cgs_verify_rank_check(&fx.vr, &err), CGS_E_ARG);
+	ck_assert_int_eq(cgs_verify_rank_check(&fx.vr, NULL, &err), CGS_E_ARG);
 	ck_assert_ptr_nonnull(strstr(err.message, "3 saved frames, expected 2"));
 	fx.vr.n_saved = 2;
 	fx.vr.saved = NULL;
-	ck_assert_int_eq(cgs_verify_rank_check(&fx.vr, NULL), CGS_E_ARG);
-	ck_assert_int_eq(cgs_verify_rank_check(NULL, NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_verify_rank_check(&fx.vr, NULL, NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_verify_rank_check(NULL, NULL, NULL), CGS_E_ARG);
 	fx.vr.saved = fx.saved;
 	fx.vr.slots = CGS_VERIFY_MAX_GROUPS + 1;
 	fx.vr.n_saved = fx.vr.slots;
-	ck_assert_int_eq(cgs_verify_rank_check(&fx.vr, NULL), CGS_E_LIMIT);
+	ck_assert_int_eq(cgs_verify_rank_check(&fx.vr, NULL, NULL), CGS_E_LIMIT);
 	fx_release(&fx);
 }
 END_TEST
@@ -668,7 +668,7 @@ START_TEST(agrees_with_brute_force)
 				fx.user_grad[j] = (struct cgs_verify_range){
 					rnd(8) ? 1 : 0, UNIT / 2 * rnd(2 * fx.vr.slots),
 					UNIT / 2 * rnd(3)};
-		got = cgs_verify_rank_check(&fx.vr, &err);
+		got = cgs_verify_rank_check(&fx.vr, NULL, &err);
 		want = brute_force(&fx);
 		ck_assert_msg((got != 0) == want,
 			      "trial %u: verifier says %d (%s), brute force %d",

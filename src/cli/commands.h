@@ -72,13 +72,21 @@ int cgs_cmd_replay(int argc, char **argv);
 	"Print every section of a manifest for inspection.\n"
 
 #define CGS_VERIFY_USAGE \
-	"usage: cgslot verify MANIFEST [SCHEDULE]\n" \
+	"usage: cgslot verify [--quiet] [--limit NAME=VALUE]... MANIFEST [SCHEDULE]\n" \
 	"\n" \
 	"Re-derive liveness from the orders stored in MANIFEST and prove that no\n" \
 	"two frames that can be live together share bytes, for any reachable\n" \
 	"order and any variant per microbatch.  With SCHEDULE, also check that\n" \
-	"it is the schedule the manifest was compiled from.  Exits 0 when\n" \
-	"proven, 1 with the first violation.\n"
+	"it is the schedule the manifest was compiled from (same hash) and that\n" \
+	"every range holds at least the schedule's bytes.\n" \
+	"\n" \
+	"Exits 0 when proven, printing one summary line ('MANIFEST: verified\n" \
+	"R ranks, ...') unless --quiet; exits 1 with the first violation on\n" \
+	"stderr: rank, microbatch count N, order position, both frames (chunk,\n" \
+	"slot, layer, variant, role) and their byte ranges.\n" \
+	"\n" \
+	"  -q, --quiet        print nothing on success\n" \
+	CGS_LIMIT_HELP
 
 #define CGS_REPLAY_USAGE \
 	"usage: cgslot replay MANIFEST [--rank R] [--iterations K] [--seed X]\n" \

@@ -551,6 +551,7 @@ static void verifier_release(struct verifier *v)
 }
 
 int cgs_verify_rank_check(const struct cgs_verify_rank *vr,
+			  struct cgs_verify_stats *stats,
 			  struct cgs_error *err)
 {
 	struct verifier v = {.vr = vr, .err = err, .hit = UINT32_MAX};
@@ -615,6 +616,17 @@ int cgs_verify_rank_check(const struct cgs_verify_rank *vr,
 	}
 	if (find_bad_pairs(&v))
 		rc = report_first_pair(&v, live, fwd, bwd);
+	if (rc == 0 && stats) {
+		stats->ranks++;
+		stats->orders += vr->n_reachable;
+		stats->events += vr->n_reachable ?
+			vr->order_start[vr->n_reachable] - vr->order_start[0] : 0;
+		stats->ranges += v.group_start[v.n_groups];
+		most = 0;
+		for (pos = 0; pos < matrix; pos++)
+			most += (uint64_t)__builtin_popcountll(v.conflict[pos]);
+		stats->pairs += most / 2;  /* each pair sits in two rows */
+	}
 out:
 	free(live);
 	free(fwd);

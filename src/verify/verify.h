@@ -91,6 +91,15 @@ struct cgs_verify_rank {
 	const struct cgs_verify_range *user_grad;
 };
 
+/* Work done, summed over calls (for the CLI's summary line). */
+struct cgs_verify_stats {
+	uint64_t ranks;
+	uint64_t orders;       /* orders replayed */
+	uint64_t events;       /* order entries replayed */
+	uint64_t ranges;       /* non-empty ranges checked */
+	uint64_t pairs;        /* pairs of frame groups live together */
+};
+
 /*
  * Prove the properties above for one rank.  Returns 0 when they hold.
  * Errors:
@@ -107,6 +116,44 @@ struct cgs_verify_rank {
  * the sum of their ranges.  Memory: O((S * M)^2 / 8 + ranges).
  */
 int cgs_verify_rank_check(const struct cgs_verify_rank *vr,
+			  struct cgs_verify_stats *stats,
 			  struct cgs_error *err);
+
+struct cgs_manifest;
+struct cgs_schedule;
+
+/*
+ * Verify every rank of an open manifest, ranks in stored order; the first
+ * violation wins.  stats may be NULL; when given it is added to.  Errors
+ * as cgs_verify_rank_check (CGS_E_VERIFY for a violation).
+ */
+int cgs_verify_manifest(const struct cgs_manifest *m,
+			struct cgs_verify_stats *stats, struct cgs_error *err);
+
+/*
+ * Check that `s` is the schedule `m` was compiled from:
+ *  - cgs_schedule_hash(s) equals the stored hash;
+ *  - m plans exactly the schedule's ranks, chunks, layers and variants
+ *    (variants matched by name, with equal CP sizes);
+ *  - every range of every frame, for every (variant, rank, chunk, layer,
+ *    role), holds at least cgs_schedule_bytes() of it.
+ * Errors: CGS_E_MISMATCH naming both hashes, or the first range that is
+ * too small (rank, frame, variant, role, both sizes); CGS_E_NOMEM.
+ * Lives in its own object (verify_schedule.c), the only part of the
+ * verifier that links the schedule loader.
+ */
+int cgs_verify_manifest_schedule(const struct cgs_manifest *m,
+				 const struct cgs_schedule *s,
+				 struct cgs_error *err);
+
+/*
+ * The size check alone on one rank description: variant v of vr is the
+ * schedule's variant variant_map[v] (NULL: the same index).  Errors:
+ * CGS_E_MISMATCH for a range smaller than the schedule's bytes or a shape
+ * that differs from the schedule's, CGS_E_ARG.
+ */
+int cgs_verify_rank_sizes(const struct cgs_verify_rank *vr,
+			  const struct cgs_schedule *s,
+			  const uint32_t *variant_map, struct cgs_error *err);
 
 #endif

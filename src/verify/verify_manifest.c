@@ -1,0 +1,149 @@
+/*
+ * The manifest side of the verifier: copy one rank out of a manifest into
+ * the neutral description, using the reader's accessors only.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "common/error.h"
+#include "manifest/manifest.h"
+#include "verify/verify.h"
+#include "verify/verify_manifest.h"
+
+void cgs_verify_rank_storage_release(struct cgs_verify_rank_storage *st)
+{
+	if (!st)
+		return;
+	free(st->layers);
+	free(st->variant_names);
+	free(st->reachable);
+	free(st->order_start);
+	free(st->order_entries);
+	free(st->arena_bytes);
+	free(st->saved);
+	free(st->user_grad);
+	*st = (struct cgs_verify_rank_storage){0};
+}
+
+static void copy_ranges(struct cgs_verify_rank_storage *st,
+		       const struct cgs_manifest *m, uint32_t ri)
+{
+	const struct cgs_manifest_info *in = cgs_manifest_info(m);
+	uint32_t f, v, r, c, s, l;
+
+	for (c = 0; c < in->vpp; c++)
+		for (s = 0; s < in->slots; s++) {
+			struct cgs_manifest_frame ug = cgs_manifest_user_grad_frame(
+				m, ri, c * in->slots + s);
+
+			for (l = 0; l < st->layers[c]; l++) {
+				struct cgs_manifest_frame sf;
+
+				f = cgs_manifest_layer_base(m, c) * in->slots +
+				    s * st->layers[c] + l;
+				sf = cgs_manifest_saved_frame(m, ri, f);
+				for (v = 0; v < in->n_variants; v++) {
+					uint64_t i = (uint64_t)v * in->n_saved + f;
+					struct cgs_manifest_range g =
+						cgs_manifest_user_grad_layer(m, ri, v, f);
+
+					for (r = 0; r < 3; r++) {
+						struct cgs_manifest_range x =
+							cgs_manifest_saved_role(m, ri, v, f, r);
+
+						st->saved[i * 3 + r] = (struct cgs_verify_range){
+							sf.arena, sf.offset + x.offset, x.bytes};
+					}
+					st->user_grad[i] = (struct cgs_verify_range){
+						ug.arena, ug.offset + g.offset, g.bytes};
+				}
+			}
+		}
+}
+
+int cgs_verify_rank_from_manifest(struct cgs_verify_rank_storage *st,
+				  const struct cgs_manifest *m, uint32_t ri,
+				  struct cgs_error *err)
+{
+	const struct cgs_manifest_info *in = cgs_manifest_info(m);
+	struct cgs_verify_rank *vr = &st->view;
+	uint64_t total = 0, ranges = (uint64_t)in->n_saved * in->n_variants;
+	uint32_t i, n_reach = cgs_manifest_reachable_count(m, ri), a;
+
+	*st = (struct cgs_verify_rank_storage){0};
+	st->layers = malloc(in->vpp * sizeof(*st->layers));
+	st->variant_names = malloc(in->n_variants * sizeof(*st->variant_names));
+	st->reachable = malloc((n_reach + 1) * sizeof(*st->reachable));
+	st->order_start = malloc((n_reach + 1) * sizeof(*st->order_start));
+	st->arena_bytes = malloc((cgs_manifest_arena_count(m, ri) + 1) *
+				 sizeof(*st->arena_bytes));
+	st->saved = malloc((ranges * 3 + 1) * sizeof(*st->saved));
+	st->user_grad = malloc((ranges + 1) * sizeof(*st->user_grad));
+	if (!st->layers || !st->variant_names || !st->reachable ||
+	    !st->order_start || !st->arena_bytes || !st->saved ||
+	    !st->user_grad)
+		goto nomem;
+	for (i = 0; i < in->vpp; i++)
+		st->layers[i] = cgs_manifest_chunk_layers(m, i);
+	for (i = 0; i < in->n_variants; i++)
+		st->variant_names[i] = cgs_manifest_variant_name(m, i);
+	st->order_start[0] = 0;
+	for (i = 0; i < n_reach; i++) {
+		st->reachable[i] = cgs_manifest_reachable(m, ri, i);
+		total += cgs_manifest_order_length(m, ri, i);
+		st->order_start[i + 1] = total;
+	}
+	st->order_entries = malloc((total + 1) * sizeof(*st->order_entries));
+	if (!st->order_entries)
+		goto nomem;
+	for (i = 0; i < n_reach; i++)
+		cgs_manifest_order_decode(m, ri, i,
+					  st->order_entries + st->order_start[i]);
+	for (a = 0; a < cgs_manifest_arena_count(m, ri); a++)
+		st->arena_bytes[a] = cgs_manifest_arena(m, ri, a).bytes;
+	copy_ranges(st, m, ri);
+
+	vr->rank = cgs_manifest_rank_id(m, ri);
+	vr->slots = in->slots;
+	vr->vpp = in->vpp;
+	vr->layers = st->layers;
+	vr->n_variants = in->n_variants;
+	vr->variant_names = st->variant_names;
+	vr->n_reachable = n_reach;
+	vr->reachable = st->reachable;
+	vr->order_start = st->order_start;
+	vr->order_entries = st->order_entries;
+	vr->n_arenas = cgs_manifest_arena_count(m, ri);
+	vr->arena_bytes = st->arena_bytes;
+	vr->alignment = in->alignment;
+	vr->n_saved = in->n_saved;
+	vr->saved = st->saved;
+	vr->user_grad = st->user_grad;
+	return 0;
+nomem:
+	cgs_verify_rank_storage_release(st);
+	return cgs_error_set(err, CGS_E_NOMEM,
+			     "out of memory reading rank index %" PRIu32
+			     " of the manifest", ri);
+}
+
+int cgs_verify_manifest(const struct cgs_manifest *m,
+			struct cgs_verify_stats *stats, struct cgs_error *err)
+{
+	const struct cgs_manifest_info *in;
+	struct cgs_verify_rank_storage st;
+	uint32_t ri;
+	int rc = 0;
+
+	if (!m)
+		return cgs_error_set(err, CGS_E_ARG, "no manifest to verify");
+	in = cgs_manifest_info(m);
+	for (ri = 0; ri < in->n_ranks && rc == 0; ri++) {
+		rc = cgs_verify_rank_from_manifest(&st, m, ri, err);
+		if (rc)
+			break;
+		rc = cgs_verify_rank_check(&st.view, stats, err);
+		cgs_verify_rank_storage_release(&st);
+	}
+	return rc;
+}
