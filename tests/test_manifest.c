@@ -646,6 +646,13 @@ START_TEST(targeted_edits)
 	EDIT_REJECT(CGS_E_FORMAT, "end with a NUL",
 		    c[strs + strs_len - 1] = 'x');
 	EDIT_REJECT(CGS_E_FORMAT, "cp is 0", cgs_put_le32(c + var + 4, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "name: string at offset 0 is not UTF-8",
+		    c[strs + 1] = '\n');
+	EDIT_REJECT(CGS_E_FORMAT, "not UTF-8", c[strs + 1] = 0xff);
+	EDIT_REJECT(CGS_E_FORMAT, "not UTF-8",  /* overlong '/' */
+		    c[strs + 1] = 0xc0; c[strs + 2] = 0xaf);
+	EDIT_REJECT(CGS_E_FORMAT, "not UTF-8",  /* a surrogate */
+		    c[strs] = 0xed; c[strs + 1] = 0xa0; c[strs + 2] = 0x80);
 	/* Ranks. */
 	EDIT_REJECT(CGS_E_FORMAT, "ranks must ascend",
 		    cgs_put_le32(c + ranks + CGS_MF_RANK_ENTRY_BYTES, 0));

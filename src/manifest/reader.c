@@ -242,6 +242,45 @@ static int check_toc(struct check *c)
 	return 0;
 }
 
+/* Strings are UTF-8 without control characters, so printers can emit them
+ * as they are (JSON needs only quotes and backslashes escaped). */
+static int utf8_ok(const uint8_t *s)
+{
+	static const uint32_t min[4] = {0, 0x80, 0x800, 0x10000};
+	unsigned need, n;
+	uint32_t cp;
+
+	while (*s) {
+		if (*s < 0x20 || *s == 0x7f)
+			return 0;
+		if (*s < 0x80) {
+			s++;
+			continue;
+		}
+		if ((*s & 0xe0) == 0xc0) {
+			need = 1;
+			cp = *s & 0x1f;
+		} else if ((*s & 0xf0) == 0xe0) {
+			need = 2;
+			cp = *s & 0x0f;
+		} else if ((*s & 0xf8) == 0xf0) {
+			need = 3;
+			cp = *s & 0x07;
+		} else {
+			return 0;
+		}
+		for (n = need, s++; n; n--, s++) {
+			if ((*s & 0xc0) != 0x80)
+				return 0;
+			cp = cp << 6 | (*s & 0x3f);
+		}
+		if (cp < min[need] || (cp >= 0xd800 && cp <= 0xdfff) ||
+		    cp > 0x10ffff)
+			return 0;
+	}
+	return 1;
+}
+
 /* A string reference: an offset to the start of a NUL-terminated string. */
 static int check_string(struct check *c, uint32_t off, const char *what,
 			const char **out)
@@ -253,6 +292,10 @@ static int check_string(struct check *c, uint32_t off, const char *what,
 			    "%s: string offset %u does not start a string of section %d (strings, %llu bytes)",
 			    what, off, CGS_MF_STRINGS,
 			    (unsigned long long)c->m->sec_len[CGS_MF_STRINGS]);
+	if (!utf8_ok(s + off))
+		return fail(c, CGS_E_FORMAT,
+			    "%s: string at offset %u is not UTF-8 text without control characters",
+			    what, off);
 	*out = (const char *)s + off;
 	return 0;
 }
