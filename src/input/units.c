@@ -29,28 +29,21 @@ static void excerpt(const char *text, size_t len, char *out, size_t size)
 	out[n] = '\0';
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 #define FAIL(...)                                        \
 	do {                                             \
 		snprintf(msg, msg_size, __VA_ARGS__);    \
 		return -1;                               \
 	} while (0)
 
+/* The longest digit string accepted; no sane size comes near it. */
+#define MAX_DIGITS 128
+
 int cgs_size_parse(const char *text, size_t len, int need_unit,
 		   uint64_t *out, char *msg, size_t msg_size)
 {
-	uint64_t whole = 0, frac = 0, pow10 = 1, factor = 1, q, g, result;
-	size_t i = 0, int_digits = 0, frac_digits = 0, u;
+	unsigned char digits[MAX_DIGITS + 16];
+	size_t i = 0, n = 0, int_digits = 0, frac_digits = 0, u, k;
+	uint64_t factor = 1, carry, result = 0;
 	const char *unit;
 	size_t unit_len;
 	char shown[48];
@@ -59,13 +52,8 @@ int cgs_size_parse(const char *text, size_t len, int need_unit,
 	if (len && text[0] == '-')
 		FAIL("'%s' is negative; sizes are positive numbers of bytes",
 		     shown);
-	for (; i < len && text[i] >= '0' && text[i] <= '9'; i++, int_digits++) {
-		unsigned d = (unsigned)(text[i] - '0');
-
-		if (whole > (UINT64_MAX - d) / 10)
-			FAIL("'%s' exceeds 2^64-1 bytes", shown);
-		whole = whole * 10 + d;
-	}
+	for (; i < len && text[i] >= '0' && text[i] <= '9'; i++)
+		int_digits++;
 	if (!int_digits)
 		FAIL("'%s' is not a size; accepted: an integer number of "
 		     "bytes or a number with a unit (" CGS_UNITS_ACCEPTED ")",
@@ -104,37 +92,40 @@ int cgs_size_parse(const char *text, size_t len, int need_unit,
 	}
 
 	/*
-	 * The fraction f / 10^k, reduced to lowest terms p / q, adds whole
-	 * bytes only when q divides the unit; then it adds p * (factor / q),
-	 * which is below factor and cannot overflow.  Trailing zeros are
-	 * dropped first so "1.50000000000000000000GiB" still parses.
+	 * Exact decimal arithmetic: the digits without the point, times the
+	 * unit, must end in as many zeros as there were fraction digits;
+	 * what is left is the size.  Leading zeros of the whole part and
+	 * trailing zeros of the fraction are dropped first.
 	 */
-	if (frac_digits) {
-		const char *f = text + int_digits + 1;
-		size_t k = frac_digits;
-
-		while (k && f[k - 1] == '0')
-			k--;
-		if (k > 19)
-			FAIL("'%s' is not a whole number of bytes", shown);
-		for (i = 0; i < k; i++) {
-			frac = frac * 10 + (uint64_t)(f[i] - '0');
-			pow10 *= 10;
-		}
+	k = frac_digits;
+	while (k && text[int_digits + k] == '0')
+		k--;
+	for (i = 0; i < int_digits + (k ? k + 1 : 0); i++) {
+		if (text[i] == '.' || (n == 0 && text[i] == '0' && i < int_digits))
+			continue;
+		if (n == MAX_DIGITS)
+			FAIL("'%s' has too many digits to be a size", shown);
+		digits[n++] = (unsigned char)(text[i] - '0');
 	}
-	g = frac ? gcd(frac, pow10) : pow10;
-	q = pow10 / g;
-	if (frac && factor % q != 0)
-		FAIL("'%s' is not a whole number of bytes", shown);
-	if (whole > UINT64_MAX / factor)
-		FAIL("'%s' exceeds 2^64-1 bytes", shown);
-	result = whole * factor;
-	if (frac) {
-		uint64_t extra = (frac / g) * (factor / q);
+	/* multiply in place, least significant digit last */
+	carry = 0;
+	for (i = n; i > 0; i--) {
+		uint64_t d = digits[i - 1] * factor + carry;
 
-		if (result > UINT64_MAX - extra)
+		digits[i - 1] = (unsigned char)(d % 10);
+		carry = d / 10;
+	}
+	/* the carry holds the leading digits: at most 13 of them */
+	for (i = 0; i < k; i++)
+		if (digits[n - k + i])
+			FAIL("'%s' is not a whole number of bytes", shown);
+	if (n < k)
+		FAIL("'%s' is not a whole number of bytes", shown);
+	result = carry;
+	for (i = 0; i < n - k; i++) {
+		if (result > (UINT64_MAX - digits[i]) / 10)
 			FAIL("'%s' exceeds 2^64-1 bytes", shown);
-		result += extra;
+		result = result * 10 + digits[i];
 	}
 	if (result == 0)
 		FAIL("'%s' is zero; sizes are at least 1 byte", shown);
