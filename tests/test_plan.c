@@ -1,0 +1,667 @@
+/*
+ * The planner: hand-checked pipelines pinning the ring, colours and bytes,
+ * errors, the graph algorithms, and property tests over random schedules,
+ * each plan proven safe by the independent checker (plan_check.c).
+ */
+#include <inttypes.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/graph.h"
+#include "plan/plan.h"
+#include "plan_check.h"
+#include "testlib.h"
+
+/* ---- schedules built in memory ---------------------------------------- */
+
+static struct cgs_schedule *make_schedule(uint32_t pp, uint32_t vpp,
+					  uint32_t group, uint32_t max_mb,
+					  const uint32_t *layers,
+					  uint64_t alignment, uint32_t n_variants)
+{
+	struct cgs_schedule *s = calloc(1, sizeof(*s));
+	uint32_t i;
+
+	ck_assert_ptr_nonnull(s);
+	s->path = strdup("test.yaml");
+	s->pp = pp;
+	s->vpp = vpp;
+	s->group = group;
+	s->max_microbatches = max_mb;
+	s->alignment = alignment;
+	s->layers = calloc(vpp, sizeof(*s->layers));
+	for (i = 0; i < vpp; i++)
+		s->layers[i] = layers ? layers[i] : 1;
+	s->n_ranks = pp;
+	s->ranks = calloc(pp, sizeof(*s->ranks));
+	for (i = 0; i < pp; i++)
+		s->ranks[i] = i;
+	s->n_variants = n_variants;
+	s->variants = calloc(n_variants, sizeof(*s->variants));
+	for (i = 0; i < n_variants; i++) {
+		char name[16];
+
+		snprintf(name, sizeof(name), "cp%u", 1u << i);
+		s->variants[i].name = strdup(name);
+		s->variants[i].cp = 1u << i;
+	}
+	return s;
+}
+
+static void set_bytes(struct cgs_schedule *s, uint32_t v, uint64_t in,
+		      uint64_t out, uint64_t saved, uint64_t user_grad)
+{
+	struct cgs_role_bytes *b = &s->variants[v].bytes;
+
+	b->role[CGS_ROLE_INPUT] = in;
+	b->role[CGS_ROLE_OUTPUT] = out;
+	b->role[CGS_ROLE_SAVED] = saved;
+	b->role[CGS_ROLE_USER_GRAD] = user_grad;
+}
+
+static void add_order(struct cgs_schedule *s, uint32_t rank, uint32_t n,
+		      const int32_t *entries, size_t len)
+{
+	struct cgs_order *o;
+
+	s->orders = realloc(s->orders, (s->n_orders + 1) * sizeof(*s->orders));
+	o = &s->orders[s->n_orders++];
+	memset(o, 0, sizeof(*o));
+	o->rank = rank;
+	o->microbatches = n;
+	o->entries = malloc(len * sizeof(*o->entries));
+	memcpy(o->entries, entries, len * sizeof(*o->entries));
+	o->n_entries = len;
+	o->pos.line = 7;
+	o->pos.column = 5;
+}
+
+static void free_schedule(struct cgs_schedule *s)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_variants; i++) {
+		free(s->variants[i].name);
+		free(s->variants[i].overrides);
+	}
+	for (i = 0; i < s->n_orders; i++)
+		free(s->orders[i].entries);
+	free(s->orders);
+	free(s->variants);
+	free(s->ranks);
+	free(s->layers);
+	free(s->path);
+	free(s);
+}
+
+/* Plan, prove the plan safe with the checker, return it. */
+static struct cgs_plan *plan_ok(const struct cgs_schedule *s)
+{
+	struct cgs_error err = {0};
+	struct cgs_plan *p = NULL;
+	char msg[512];
+
+	ck_assert_msg(cgs_plan_create(s, NULL, &p, &err) == 0, "plan: %s",
+		      err.message);
+	ck_assert_msg(cgs_plan_check(s, p, msg, sizeof(msg)) == 0, "check: %s",
+		      msg);
+	return p;
+}
+
+static const struct cgs_rank_plan *rank_of(const struct cgs_plan *p,
+					   uint32_t rank)
+{
+	uint32_t i;
+
+	for (i = 0; i < p->n_ranks; i++)
+		if (p->ranks[i].rank == rank)
+			return &p->ranks[i];
+	ck_abort_msg("rank %u not planned", rank);
+	return NULL;
+}
+
+struct expect {
+	uint32_t rank, saved_frames, saved_colours, saved_clique;
+	uint32_t ug_frames, ug_colours, ug_clique;
+	uint64_t saved_bytes, ug_bytes, lower_bound, without_sharing;
+};
+
+static void expect_rank(const struct cgs_plan *p, const struct expect *e)
+{
+	const struct cgs_rank_plan *rp = rank_of(p, e->rank);
+
+	ck_assert_uint_eq(rp->saved_stats.frames, e->saved_frames);
+	ck_assert_uint_eq(rp->n_saved, e->saved_frames);
+	ck_assert_uint_eq(rp->saved_stats.colours, e->saved_colours);
+	ck_assert_uint_eq(rp->saved_stats.colour_lower_bound, e->saved_clique);
+	ck_assert_uint_eq(rp->user_grad_stats.frames, e->ug_frames);
+	ck_assert_uint_eq(rp->user_grad_stats.colours, e->ug_colours);
+	ck_assert_uint_eq(rp->user_grad_stats.colour_lower_bound, e->ug_clique);
+	ck_assert_uint_eq(rp->saved_stats.bytes, e->saved_bytes);
+	ck_assert_uint_eq(rp->user_grad_stats.bytes, e->ug_bytes);
+	ck_assert_uint_eq(rp->bytes, e->saved_bytes + e->ug_bytes);
+	ck_assert_uint_eq(rp->lower_bound_bytes, e->lower_bound);
+	ck_assert_uint_eq(rp->bytes_without_sharing, e->without_sharing);
+}
+
+/* ---- hand-checked pipelines ------------------------------------------- */
+
+/*
+ * P1 M1 L1, two layers: "1 -1".  One slot; both layers live together (2
+ * colours); input 100 -> 256, output 100 -> 256, saved 300 -> 512 makes a
+ * 1024-byte frame; the user-grad frame holds 2 x 256.
+ */
+START_TEST(single_microbatch)
+{
+	static const uint32_t layers[] = {2};
+	struct cgs_schedule *s = make_schedule(1, 1, 1, 1, layers, 256, 1);
+	struct cgs_plan *p;
+	const struct cgs_rank_plan *rp;
+
+	set_bytes(s, 0, 100, 100, 300, 50);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 1);
+	expect_rank(p, &(struct expect){0, 2, 2, 2, 1, 1, 1, 2048, 512,
+					 2560, 2560});
+	rp = &p->ranks[0];
+	ck_assert_uint_eq(rp->saved_roles[3 + 1].offset, 256);  /* output */
+	ck_assert_uint_eq(rp->saved_roles[3 + 2].offset, 512);  /* saved */
+	ck_assert_uint_eq(rp->saved_roles[3 + 2].bytes, 300);
+	ck_assert_uint_eq(rp->user_grad_layers[1].offset, 256);
+	ck_assert_uint_eq(rp->saved[1].offset, 1024);
+	ck_assert_uint_eq(rp->n_arenas, 2);
+	ck_assert_uint_eq(rp->arenas[0].bytes, 2048);
+	ck_assert_uint_eq(rp->arenas[1].bytes, 512);
+	ck_assert_uint_eq(rp->arenas[1].role, CGS_ARENA_USER_GRAD);
+	cgs_plan_destroy(&p);
+	ck_assert_ptr_null(p);
+	free_schedule(s);
+}
+END_TEST
+
+/*
+ * P1 M1 L2: "1 -1 1 -1" keeps one microbatch in flight, but the two
+ * backwards are consecutive, so one slot would hand both the same
+ * user-gradient frame: the ring must be 2.
+ */
+START_TEST(user_grad_forces_two_slots)
+{
+	struct cgs_schedule *s = make_schedule(1, 1, 1, 2, NULL, 64, 1);
+	struct cgs_error err = {0};
+	struct cgs_plan *p;
+
+	set_bytes(s, 0, 64, 64, 128, 64);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 2);
+	/* saved frames of slots 0 and 1 never overlap in time: one colour */
+	expect_rank(p, &(struct expect){0, 2, 1, 1, 2, 2, 2, 256, 128, 384,
+					 384});
+	cgs_plan_destroy(&p);
+
+	s->slots = 1;
+	ck_assert_int_eq(cgs_plan_create(s, NULL, &p, &err), CGS_E_PLAN);
+	ck_assert_ptr_null(p);
+	ck_assert_msg(strstr(err.message, "shorter than liveness") &&
+		      strstr(err.message, "rank 0") &&
+		      strstr(err.message, "2 microbatches") &&
+		      strstr(err.message, "chunk 1"), "%s", err.message);
+	s->slots = 3;
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(cgs_plan_create(s, NULL, &p, &err), CGS_E_PLAN);
+	ck_assert_msg(strstr(err.message, "never be used"), "%s", err.message);
+	s->slots = 2;
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 2);
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
+/*
+ * P4 M2 G4 L4, two layers per chunk, variants cp1 (5120-byte frames,
+ * 1024-byte gradient frames at alignment 512) and cp2 (half: 2560, 1024).
+ * Rank 0 runs all 8 forwards first: 8 groups x 2 layers live together.
+ * Rank 3 ("1 1 1 1 2 -2 2 -2 2 -2 2 -2 -1 -1 -1 -1") keeps chunk 0's four
+ * microbatches and one of chunk 1: 10 frames.  Gradient frames form a
+ * path: two colours.
+ */
+START_TEST(p4_m2_g4)
+{
+	static const uint32_t layers[] = {2, 2};
+	struct cgs_schedule *s = make_schedule(4, 2, 4, 4, layers, 512, 2);
+	struct cgs_plan *p;
+
+	set_bytes(s, 0, 1000, 1000, 3000, 500);
+	set_bytes(s, 1, 500, 500, 1500, 250);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 4);
+	/* without sharing: cp1 alone 81920 + 2048, cp2 alone 40960 + 2048 */
+	expect_rank(p, &(struct expect){0, 16, 16, 16, 8, 2, 2, 81920, 2048,
+					 82944, 126976});
+	/* without sharing: cp1 alone 51200 + 2048, cp2 alone 25600 + 2048 */
+	expect_rank(p, &(struct expect){3, 16, 10, 10, 8, 2, 2, 51200, 2048,
+					 53248, 80896});
+	ck_assert_uint_eq(rank_of(p, 3)->bytes_colour_arenas, 53248);
+	ck_assert_uint_eq(rank_of(p, 0)->n_graphs, 2 * 16 * 2);
+	cgs_plan_destroy(&p);
+
+	/* L8: chunk 1 of rank 0 reaches 8 microbatches in flight */
+	s->max_microbatches = 8;
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 8);
+	ck_assert_uint_eq(p->ranks[0].n_reachable, 2);
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
+/*
+ * P4 M4 G4 L4, three layers per chunk, 5120-byte frames, 1536-byte
+ * gradient frames.  Rank 0: all 16 groups live (48 frames).  Rank 3: 12
+ * forwards, then "4 -4" x 4, then the drain: chunks 1-3 keep 4
+ * microbatches (36 frames) and chunk 4 one (3 frames).
+ */
+START_TEST(p4_m4_three_layers)
+{
+	static const uint32_t layers[] = {3, 3, 3, 3};
+	struct cgs_schedule *s = make_schedule(4, 4, 4, 4, layers, 512, 1);
+	struct cgs_plan *p;
+
+	set_bytes(s, 0, 1000, 1000, 3000, 500);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 4);
+	expect_rank(p, &(struct expect){0, 48, 48, 48, 16, 2, 2, 245760, 3072,
+					 247296, 248832});
+	expect_rank(p, &(struct expect){3, 48, 39, 39, 16, 2, 2, 199680, 3072,
+					 202752, 202752});
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
+/*
+ * P3 M1 L4.  Rank 0 keeps 3 in flight, so S = 3.  Rank 2 alternates
+ * "1 -1": gradient frames of consecutive microbatches conflict, and with
+ * three slots they close a triangle that no single live set shows (at
+ * most two gradient frames are live at once): 3 colours, proven by the
+ * clique search.
+ */
+START_TEST(m1_gradient_triangle)
+{
+	struct cgs_schedule *s = make_schedule(3, 1, 3, 4, NULL, 1, 1);
+	struct cgs_plan *p;
+	const struct cgs_rank_plan *rp;
+
+	set_bytes(s, 0, 10, 20, 30, 40);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 3);
+	rp = rank_of(p, 2);
+	ck_assert_uint_eq(rp->user_grad_stats.colours, 3);
+	ck_assert_uint_eq(rp->user_grad_stats.colour_lower_bound, 3);
+	ck_assert_uint_eq(rp->user_grad_stats.bytes, 120);
+	ck_assert_uint_eq(rp->user_grad_stats.lower_bound_bytes, 80);
+	ck_assert_uint_eq(rp->saved_stats.colours, 1);
+	ck_assert_uint_eq(rp->saved_stats.bytes, 60);
+	rp = rank_of(p, 0);
+	ck_assert_uint_eq(rp->saved_stats.colours, 3);
+	ck_assert_uint_eq(rp->saved_stats.bytes, 180);
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
+/* M = 1, P = 1, L = 1 with one layer: the smallest plan there is. */
+START_TEST(m1_single)
+{
+	struct cgs_schedule *s = make_schedule(2, 1, 2, 1, NULL, 8, 1);
+	struct cgs_plan *p;
+
+	set_bytes(s, 0, 1, 2, 3, 4);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 1);
+	expect_rank(p, &(struct expect){0, 1, 1, 1, 1, 1, 1, 24, 8, 32, 32});
+	expect_rank(p, &(struct expect){1, 1, 1, 1, 1, 1, 1, 24, 8, 32, 32});
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
+/*
+ * Lockstep capture: variant 0 is cp 2, variant 1 cp 1, so variant 1 goes
+ * first; forward layers in order, backward reversed.
+ */
+START_TEST(capture_order)
+{
+	static const uint32_t layers[] = {2};
+	static const uint32_t want[] = {4, 6, 0, 2, 7, 5, 3, 1};
+	struct cgs_schedule *s = make_schedule(1, 1, 1, 1, layers, 1, 2);
+	struct cgs_plan *p;
+	uint32_t i;
+
+	s->variants[0].cp = 2;
+	s->variants[1].cp = 1;
+	set_bytes(s, 0, 1, 1, 1, 1);
+	set_bytes(s, 1, 1, 1, 1, 1);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->ranks[0].n_graphs, 8);
+	for (i = 0; i < 8; i++)
+		ck_assert_uint_eq(p->ranks[0].capture[i], want[i]);
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
+/* Explicit orders replace Megatron's; malformed ones name the entry. */
+START_TEST(explicit_orders)
+{
+	static const int32_t two[] = {1, 1, -1, -1};
+	static const int32_t bad[] = {1, -1, -1, 1};
+	struct cgs_schedule *s = make_schedule(1, 1, 1, 2, NULL, 1, 1);
+	struct cgs_error err = {0};
+	struct cgs_plan *p;
+
+	set_bytes(s, 0, 1, 1, 1, 1);
+	add_order(s, 0, 2, two, 4);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 2);
+	ck_assert_uint_eq(p->ranks[0].n_reachable, 1);
+	ck_assert_uint_eq(p->ranks[0].saved_stats.colours, 2);
+	cgs_plan_destroy(&p);
+	memcpy(s->orders[0].entries, bad, sizeof(bad));
+	ck_assert_int_eq(cgs_plan_create(s, NULL, &p, &err), CGS_E_ORDER);
+	ck_assert_msg(strstr(err.message, "entry 2") &&
+		      strstr(err.message, "rank 0"), "%s", err.message);
+	ck_assert_uint_eq(err.line, 7);
+	free_schedule(s);
+}
+END_TEST
+
+START_TEST(frame_limit)
+{
+	struct cgs_schedule *s = make_schedule(4, 1, 4, 8, NULL, 1, 1);
+	struct cgs_plan_options opt;
+	struct cgs_error err = {0};
+	struct cgs_plan *p = NULL;
+
+	set_bytes(s, 0, 1, 1, 1, 1);
+	cgs_plan_options_init(&opt);
+	opt.max_frames = 3;  /* needs 4 */
+	ck_assert_int_eq(cgs_plan_create(s, &opt, &p, &err), CGS_E_LIMIT);
+	ck_assert_msg(strstr(err.message, "frames"), "%s", err.message);
+	opt.max_frames = 4;
+	ck_assert_int_eq(cgs_plan_create(s, &opt, &p, &err), 0);
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&p);  /* NULL is fine */
+	free_schedule(s);
+}
+END_TEST
+
+/* The checker must catch a plan whose live frames share bytes. */
+START_TEST(checker_catches_overlap)
+{
+	static const uint32_t layers[] = {2, 2};
+	struct cgs_schedule *s = make_schedule(4, 2, 4, 4, layers, 512, 1);
+	struct cgs_plan *p;
+	char msg[512];
+
+	set_bytes(s, 0, 1000, 1000, 3000, 500);
+	p = plan_ok(s);
+	/* rank 0: every frame is live at once; move frame 1 onto frame 0 */
+	p->ranks[0].saved[1].offset = p->ranks[0].saved[0].offset;
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "overlap in bytes"), "%s", msg);
+	p->ranks[0].saved[1].offset = p->ranks[0].saved[0].offset + 512;
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	cgs_plan_destroy(&p);
+
+	/* gradient frames of consecutive backwards sharing bytes */
+	p = plan_ok(s);
+	p->ranks[0].user_grad[1].offset = p->ranks[0].user_grad[0].offset;
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
+/* ---- graph algorithms ------------------------------------------------- */
+
+static void add_edge(struct cgs_graph *g, uint32_t a, uint32_t b)
+{
+	cgs_bit_set(cgs_graph_row(g, a), b);
+	cgs_bit_set(cgs_graph_row(g, b), a);
+}
+
+static void assert_proper(const struct cgs_graph *g, const uint32_t *col)
+{
+	uint32_t a, b;
+
+	for (a = 0; a < g->n; a++)
+		for (b = 0; b < g->n; b++)
+			if (cgs_graph_edge(g, a, b))
+				ck_assert_uint_ne(col[a], col[b]);
+}
+
+START_TEST(exact_colouring_improves)
+{
+	struct cgs_graph g;
+	uint32_t col[6] = {0, 1, 2, 3, 4, 0}, i;
+	uint64_t budget = 1000;
+
+	/* a 6-cycle is bipartite; start from a wasteful 5-colouring */
+	ck_assert_int_eq(cgs_graph_init(&g, 6), 0);
+	for (i = 0; i < 6; i++)
+		add_edge(&g, i, (i + 1) % 6);
+	ck_assert_int_eq(cgs_colour_exact(&g, 2, 5, col, &budget), 2);
+	assert_proper(&g, col);
+	ck_assert_int_eq(cgs_colour_dsatur(&g, col), 2);
+	/* a budget of nothing changes nothing */
+	budget = 0;
+	for (i = 0; i < 6; i++)
+		col[i] = i;
+	ck_assert_int_eq(cgs_colour_exact(&g, 2, 6, col, &budget), 6);
+	ck_assert_uint_eq(col[5], 5);
+	cgs_graph_release(&g);
+}
+END_TEST
+
+START_TEST(clique_search)
+{
+	struct cgs_graph g;
+	uint32_t col[12], a, b;
+	uint64_t budget = 10000;
+
+	/* a 5-cycle plus a hidden 4-clique on 7..10 */
+	ck_assert_int_eq(cgs_graph_init(&g, 12), 0);
+	for (a = 0; a < 5; a++)
+		add_edge(&g, a, (a + 1) % 5);
+	for (a = 7; a < 11; a++)
+		for (b = a + 1; b < 11; b++)
+			add_edge(&g, a, b);
+	add_edge(&g, 6, 7);
+	add_edge(&g, 11, 0);
+	ck_assert_int_eq(cgs_clique_max(&g, 2, &budget), 4);
+	ck_assert_int_eq(cgs_colour_dsatur(&g, col), 4);
+	assert_proper(&g, col);
+	budget = 0;
+	ck_assert_int_eq(cgs_clique_max(&g, 2, &budget), 2);
+	cgs_graph_release(&g);
+}
+END_TEST
+
+START_TEST(first_fit)
+{
+	struct cgs_graph g;
+	uint64_t size[4] = {64, 32, 32, 64}, off[4], total;
+	uint32_t order[4] = {0, 3, 1, 2};
+
+	/*
+	 * 0-1, 1-2 and 2-3 conflict: 0 and 3 share offset 0, 1 goes above
+	 * 0, and 2 above both 3 and 1.
+	 */
+	ck_assert_int_eq(cgs_graph_init(&g, 4), 0);
+	add_edge(&g, 0, 1);
+	add_edge(&g, 1, 2);
+	add_edge(&g, 2, 3);
+	ck_assert_int_eq(cgs_pack_first_fit(&g, size, order, off, &total), 0);
+	ck_assert_uint_eq(off[0], 0);
+	ck_assert_uint_eq(off[3], 0);
+	ck_assert_uint_eq(off[1], 64);
+	ck_assert_uint_eq(off[2], 96);
+	ck_assert_uint_eq(total, 128);
+	cgs_graph_release(&g);
+}
+END_TEST
+
+/* ---- properties over random schedules --------------------------------- */
+
+static uint64_t rng_state;
+
+static uint32_t rnd(uint32_t n)
+{
+	rng_state = rng_state * 6364136223846793005ULL + 1442695040888963407ULL;
+	return (uint32_t)((rng_state >> 33) % n);
+}
+
+static uint64_t rnd_bytes(void)
+{
+	static const uint64_t pick[] = {0, 1, 100, 512, 1000, 4096, 6000, 65536};
+
+	return pick[rnd(8)] * (1 + rnd(3));
+}
+
+/* A random small schedule; sizes keep the checker's replay quick. */
+static struct cgs_schedule *random_schedule(void)
+{
+	uint32_t pp = 1 + rnd(5), vpp = 1 + rnd(3), group, max_mb, v, i;
+	uint32_t layers[3], n_var = 1 + rnd(3);
+	static const uint64_t aligns[] = {1, 8, 256, 512};
+	struct cgs_schedule *s;
+
+	for (i = 0; i < 3; i++)
+		layers[i] = 1 + rnd(3);
+	if (vpp == 1) {
+		group = 1 + rnd(pp + 1);
+		max_mb = 1 + rnd(10);
+	} else {
+		group = 1 + rnd(pp + 1);
+		max_mb = group * (1 + rnd(3));
+	}
+	s = make_schedule(pp, vpp, group, max_mb, layers, aligns[rnd(4)], n_var);
+	for (v = 0; v < n_var; v++) {
+		uint32_t n_ov = rnd(3), k;
+
+		set_bytes(s, v, rnd_bytes(), rnd_bytes(), rnd_bytes(), rnd_bytes());
+		s->variants[v].overrides = calloc(n_ov + 1, sizeof(struct cgs_override));
+		s->variants[v].n_overrides = n_ov;
+		for (k = 0; k < n_ov; k++) {
+			struct cgs_override *o = &s->variants[v].overrides[k];
+			uint32_t r;
+
+			o->rank = rnd(2) ? -1 : (int64_t)rnd(pp);
+			o->chunk = rnd(2) ? -1 : (int64_t)rnd(vpp);
+			o->layer = rnd(2) ? -1 : (int64_t)rnd(layers[0]);
+			o->mask = 1 + rnd(15);
+			for (r = 0; r < CGS_ROLE_COUNT; r++)
+				o->bytes.role[r] = rnd_bytes();
+		}
+	}
+	/* now and then plan only some ranks */
+	if (pp > 1 && rnd(4) == 0) {
+		s->n_ranks = 1 + rnd(pp - 1);
+		for (i = 0; i < s->n_ranks; i++)
+			s->ranks[i] = i + (pp - s->n_ranks);
+	}
+	return s;
+}
+
+static void run_property(uint64_t seed, uint32_t cases)
+{
+	uint32_t i;
+
+	rng_state = seed;
+	for (i = 0; i < cases; i++) {
+		struct cgs_schedule *s = random_schedule();
+		struct cgs_error err = {0};
+		struct cgs_plan *p = NULL, *q = NULL;
+		char msg[512];
+		uint32_t r;
+		int rc = cgs_plan_create(s, NULL, &p, &err);
+
+		ck_assert_msg(rc == 0, "case %u: %s", i, err.message);
+		ck_assert_msg(cgs_plan_check(s, p, msg, sizeof(msg)) == 0,
+			      "case %u (P%u M%u G%u L%u): %s", i, s->pp, s->vpp,
+			      s->group, s->max_microbatches, msg);
+		/* a larger ring that is still used is accepted and safe */
+		if (p->slots < p->ranks[0].reachable[p->ranks[0].n_reachable - 1]) {
+			s->slots = p->slots + 1;
+			ck_assert_int_eq(cgs_plan_create(s, NULL, &q, &err), 0);
+			ck_assert_uint_eq(q->slots, s->slots);
+			ck_assert_msg(cgs_plan_check(s, q, msg, sizeof(msg)) == 0,
+				      "case %u with slots %u: %s", i, s->slots, msg);
+			cgs_plan_destroy(&q);
+			s->slots = 0;
+		}
+		/* same schedule, same plan */
+		ck_assert_int_eq(cgs_plan_create(s, NULL, &q, &err), 0);
+		ck_assert_uint_eq(q->slots, p->slots);
+		for (r = 0; r < p->n_ranks; r++) {
+			const struct cgs_rank_plan *a = &p->ranks[r], *b = &q->ranks[r];
+
+			ck_assert_int_eq(memcmp(a->saved, b->saved,
+						a->n_saved * sizeof(*a->saved)), 0);
+			ck_assert_int_eq(memcmp(a->user_grad, b->user_grad,
+						a->n_user_grad * sizeof(*a->user_grad)), 0);
+			ck_assert_int_eq(memcmp(a->capture, b->capture,
+						a->n_graphs * sizeof(*a->capture)), 0);
+			ck_assert_uint_eq(a->bytes, b->bytes);
+			ck_assert_uint_le(a->bytes, a->bytes_colour_arenas);
+			ck_assert_uint_le(a->lower_bound_bytes, a->bytes);
+		}
+		cgs_plan_destroy(&q);
+		cgs_plan_destroy(&p);
+		free_schedule(s);
+	}
+}
+
+START_TEST(random_plans)
+{
+	run_property(0x5eed0001u + (uint64_t)_i * 7919u, 40);
+}
+END_TEST
+
+START_TEST(random_plans_slow)
+{
+	run_property(0xb16b00b5u + (uint64_t)_i * 104729u, 500);
+}
+END_TEST
+
+int main(int argc, char **argv)
+{
+	Suite *suite = suite_create("plan");
+	TCase *tc = tcase_create("plan");
+	int slow = argc > 1 && strcmp(argv[1], "--slow") == 0;
+
+	if (slow) {
+		tcase_add_loop_test(tc, random_plans_slow, 0, 8);
+		tcase_set_timeout(tc, 1200);
+	} else {
+		tcase_add_test(tc, single_microbatch);
+		tcase_add_test(tc, user_grad_forces_two_slots);
+		tcase_add_test(tc, p4_m2_g4);
+		tcase_add_test(tc, p4_m4_three_layers);
+		tcase_add_test(tc, m1_gradient_triangle);
+		tcase_add_test(tc, m1_single);
+		tcase_add_test(tc, capture_order);
+		tcase_add_test(tc, explicit_orders);
+		tcase_add_test(tc, frame_limit);
+		tcase_add_test(tc, checker_catches_overlap);
+		tcase_add_test(tc, exact_colouring_improves);
+		tcase_add_test(tc, clique_search);
+		tcase_add_test(tc, first_fit);
+		tcase_add_loop_test(tc, random_plans, 0, 5);
+	}
+	suite_add_tcase(suite, tc);
+	return cgs_test_run(suite);
+}
