@@ -1,0 +1,65 @@
+/* Replay: everything is checked first; then a tight cudaGraphLaunch loop. */
+#include "common/error.h"
+#include "runtime/runtime.h"
+
+/* Name the first graph of the iteration that has no executable. */
+static int missing_graph(const struct cgs_runtime *rt,
+			 const struct cgs_launch *l,
+			 const struct cgs_launch *end,
+			 const uint32_t *variants, uint32_t microbatches,
+			 struct cgs_error *err)
+{
+	struct cgs_graph_desc d;
+	uint32_t g;
+
+	for (; l < end; l++) {
+		g = variants[l->microbatch] * rt->stride + l->base;
+		if (rt->exec[g])
+			continue;
+		cgs_runtime_describe(rt, g, &d);
+		return cgs_error_set(err, CGS_E_NOGRAPH,
+				     "graph %u (variant %u, chunk %u, slot %u, layer %u, %s) needed by microbatch %u of %u has no executable; capture or adopt it first",
+				     g, d.variant, d.chunk, d.slot, d.layer,
+				     d.direction == CGS_RUNTIME_FORWARD ?
+				     "forward" : "backward",
+				     l->microbatch, microbatches);
+	}
+	return 0;
+}
+
+int cgs_runtime_replay(struct cgs_runtime *rt, uint32_t microbatches,
+		       const uint32_t *variants, cudaStream_t stream,
+		       struct cgs_error *err)
+{
+	const struct cgs_launch *l, *end;
+	cudaGraphExec_t const *exec;
+	uint32_t i, stride;
+	cudaError_t rc;
+	int status;
+
+	if (!rt)
+		return cgs_error_set(err, CGS_E_ARG, "the runtime is NULL");
+	status = cgs_runtime_check_request(rt, microbatches, variants, &i, err);
+	if (status)
+		return status;
+	l = rt->launches + rt->launch_start[i];
+	end = rt->launches + rt->launch_start[i + 1];
+	if (rt->n_missing) {
+		status = missing_graph(rt, l, end, variants, microbatches, err);
+		if (status)
+			return status;
+	}
+	exec = rt->exec;
+	stride = rt->stride;
+	for (; l < end; l++) {
+		rc = cudaGraphLaunch(exec[variants[l->microbatch] * stride +
+					  l->base], stream);
+		if (rc != cudaSuccess)
+			return cgs_cuda_fail(err, rc,
+					     "cudaGraphLaunch of launch %llu of %u microbatches",
+					     (unsigned long long)(l - rt->launches -
+						     rt->launch_start[i]),
+					     microbatches);
+	}
+	return 0;
+}

@@ -1,0 +1,108 @@
+/*
+ * Internals of libcgslot shared by its source files.  Nothing here is
+ * installed; the public API is include/cgslot/cgslot.h.
+ */
+#ifndef CGS_RUNTIME_RUNTIME_H
+#define CGS_RUNTIME_RUNTIME_H
+
+#include <stdint.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cgslot/cgslot.h"
+#include "manifest/manifest.h"
+
+/*
+ * One graph launch of a precomputed iteration: the graph index is
+ * variants[microbatch] * stride + base, base = f * 2 + direction.
+ */
+struct cgs_launch {
+	uint32_t base;
+	uint32_t microbatch;
+};
+
+struct cgs_runtime_nvtx; /* NVTX registrations, see nvtx.c */
+
+struct cgs_runtime {
+	struct cgs_manifest *manifest;
+	void *copy;                  /* bytes owned for open_buffer, or NULL */
+	uint32_t ri;                 /* rank index inside the manifest */
+	struct cgs_runtime_info info;
+
+	uint32_t *layers;            /* vpp: layers of each chunk */
+	uint32_t *layer_base;        /* vpp + 1 prefix sums */
+	/*
+	 * The slot ring as data: microbatch k of a chunk runs in slot
+	 * ring[k], k < L.  Format 1 manifests give k mod S.
+	 */
+	uint32_t *ring;
+
+	/* Launch sequence of reachable count i: launches[start[i] .. start[i+1]). */
+	uint32_t *reachable;         /* n_reachable counts, ascending */
+	uint64_t *launch_start;      /* n_reachable + 1 */
+	struct cgs_launch *launches;
+	uint32_t stride;             /* n_saved * 2: graph index step per variant */
+
+	/* CUDA state. */
+	int allocated;
+	void **arena_alloc;          /* what cudaMalloc returned, per arena */
+	char **arena_base;           /* aligned base, per arena */
+	cudaGraphExec_t *exec;       /* n_graphs, NULL when missing */
+	unsigned char *exec_owned;   /* n_graphs */
+	uint32_t n_missing;          /* graphs without an executable */
+	struct cgs_runtime_stats stats;
+	struct cgs_runtime_nvtx *nvtx;
+};
+
+/*
+ * The status a CUDA error maps to: CGS_E_NODEVICE (no device or driver),
+ * CGS_E_CUDA_FATAL (sticky: the context is unusable) or CGS_E_CUDA.
+ */
+int cgs_cuda_status(cudaError_t rc);
+
+/*
+ * Record a failed CUDA call: the message is the formatted context, then
+ * the CUDA error's name and text; cuda_error holds rc.  Returns the status
+ * from cgs_cuda_status().  Clears a non-sticky error from cudart's
+ * last-error slot so it does not resurface in an unrelated call.
+ */
+int cgs_cuda_fail(struct cgs_error *err, cudaError_t rc, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/*
+ * Make the runtime's device current, storing the previous one in *prev;
+ * cgs_device_leave restores it.
+ */
+int cgs_device_enter(const struct cgs_runtime *rt, int *prev,
+		     struct cgs_error *err);
+void cgs_device_leave(const struct cgs_runtime *rt, int prev);
+
+/* NVTX memory annotations of the arenas (nvtx.c). */
+int cgs_nvtx_register(struct cgs_runtime *rt, struct cgs_error *err);
+void cgs_nvtx_unregister(struct cgs_runtime *rt);
+
+/* Saved frame index of (chunk, slot, layer). */
+static inline uint32_t cgs_runtime_frame(const struct cgs_runtime *rt,
+					 uint32_t c, uint32_t s, uint32_t l)
+{
+	return rt->layer_base[c] * rt->info.slots + s * rt->layers[c] + l;
+}
+
+/* Fill a graph description of graph g (addresses only once allocated). */
+void cgs_runtime_describe(const struct cgs_runtime *rt, uint32_t g,
+			  struct cgs_graph_desc *d);
+
+/*
+ * Check a replay request before anything is launched: the count is
+ * reachable (CGS_E_UNREACHABLE) and every variant is in range (CGS_E_ARG).
+ * Stores the count's index among the reachable counts in *idx.
+ */
+int cgs_runtime_check_request(const struct cgs_runtime *rt,
+			       uint32_t microbatches,
+			       const uint32_t *variants, uint32_t *idx,
+			       struct cgs_error *err);
+
+/* Monotonic clock in nanoseconds. */
+uint64_t cgs_runtime_now_ns(void);
+
+#endif
