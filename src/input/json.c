@@ -124,10 +124,12 @@ static int jansson_error(struct cgs_doc *doc, const char *text, size_t len,
 	}
 	offset = offset >= token ? offset - token : 0;
 	position_of(text, len, offset, &line, &column);
-	if (json_error_code(je) == json_error_duplicate_key && near)
+	/* the token is the key as written, quotes included */
+	if (json_error_code(je) == json_error_duplicate_key && token >= 2)
 		return cgs_error_at(err, CGS_E_SYNTAX, doc->file, line, column,
-				    "duplicate key %.*s; each key may appear "
-				    "once in a mapping", (int)token, near + 7);
+				    "duplicate key '%.*s'; each key may appear "
+				    "once in a mapping", (int)(token - 2),
+				    near + 8);
 	if (json_error_code(je) == json_error_out_of_memory)
 		return cgs_error_set(err, CGS_E_NOMEM, "out of memory");
 	return cgs_error_at(err, CGS_E_SYNTAX, doc->file, line, column,

@@ -695,7 +695,7 @@ static int parse_variants(struct ctx *c, const struct cgs_node *n)
 			    "variants is empty; list at least one variant "
 			    "(name, cp, bytes)");
 	if (n->count > c->lim->variants) {
-		snprintf(what, sizeof(what), "variants (%zu entries)", n->count);
+		snprintf(what, sizeof(what), "the variant count (%zu)", n->count);
 		return cgs_limit_error(c->err, c->file, n->line, n->column,
 				       "variants", c->lim->variants, what);
 	}
@@ -798,7 +798,7 @@ static int parse_order(struct ctx *c, const struct cgs_node *n, size_t index,
 	if (local.code == CGS_E_NOMEM)
 		return cgs_error_set(c->err, CGS_E_NOMEM, "out of memory");
 	return fail(c, bad < list->count ? list->items[bad] : list, CGS_E_ORDER,
-		    "%s (rank %u, %u microbatches): %s", path, o->rank,
+		    "%s (rank %u, microbatches %u): %s", path, o->rank,
 		    o->microbatches, local.message);
 }
 
@@ -937,8 +937,9 @@ static int check_plan_limits(struct ctx *c)
 		entries += generated * n_generated;
 	if (entries > c->lim->order_entries) {
 		snprintf(what, sizeof(what),
-			 "the capture orders of the %u planned ranks (%llu "
-			 "entries)", s->n_ranks, (unsigned long long)entries);
+			 "the entry count of the capture orders of the %u "
+			 "planned ranks (%llu)", s->n_ranks,
+			 (unsigned long long)entries);
 		return cgs_limit_error(c->err, c->file, c->max_mb_node->line,
 				       c->max_mb_node->column, "order_entries",
 				       c->lim->order_entries, what);
@@ -951,8 +952,8 @@ static int check_plan_limits(struct ctx *c)
 							    c->layers_node;
 
 		snprintf(what, sizeof(what),
-			 "the saved frames of one rank (%llu slots x %u layers "
-			 "= %llu)", (unsigned long long)ring,
+			 "the saved-frame count of one rank (%llu slots x %u "
+			 "layers = %llu)", (unsigned long long)ring,
 			 cgs_schedule_layers_total(s),
 			 (unsigned long long)frames);
 		return cgs_limit_error(c->err, c->file, at->line, at->column,

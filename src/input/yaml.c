@@ -76,7 +76,7 @@ static int parser_error(struct builder *b, const yaml_parser_t *p,
 	}
 	if (p->context)
 		return cgs_error_at(err, CGS_E_SYNTAX, b->doc->file, line,
-				    column, "invalid YAML: %s %s", p->context,
+				    column, "invalid YAML: %s, %s", p->context,
 				    problem);
 	return cgs_error_at(err, CGS_E_SYNTAX, b->doc->file, line, column,
 			    "invalid YAML: %s", problem);

@@ -1,0 +1,89 @@
+#!/usr/bin/env bash
+# cgslot check: silent success, every file checked, exit statuses, --limit,
+# --help, and hostile inputs (a 1 GiB file made here, pipes) refused early.
+set -u
+cd "${CGS_SOURCE_ROOT:?}" || exit 1
+cgslot=${CGSLOT:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+fail() {
+	echo "FAIL: $*"
+	failed=$((failed + 1))
+}
+
+# run EXPECTED_STATUS ARGS...: output goes to $tmp/out and $tmp/err
+run() {
+	local want=$1 rc
+	shift
+	timeout 20 "$cgslot" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq "$want" ] || fail "cgslot $* exited $rc, want $want: $(head -c 400 "$tmp/err")"
+}
+
+# Every valid file passes and prints nothing at all.
+valid=(testdata/examples/*.yaml testdata/valid/*/schedule.*)
+run 0 check "${valid[@]}"
+[ -s "$tmp/out" ] && fail "check printed on stdout"
+[ -s "$tmp/err" ] && fail "check printed on stderr: $(cat "$tmp/err")"
+
+# Every file is checked even after a failure; errors come in argument order.
+run 1 check testdata/invalid/unit-typo/schedule.yaml \
+	testdata/valid/minimal/schedule.yaml \
+	testdata/invalid/version-unknown/schedule.yaml
+[ "$(wc -l <"$tmp/err")" -eq 2 ] || fail "want 2 error lines, got: $(cat "$tmp/err")"
+head -n 1 "$tmp/err" | grep -q '^cgslot: testdata/invalid/unit-typo/schedule.yaml:13:15: error: ' ||
+	fail "first error is not the unit typo: $(cat "$tmp/err")"
+tail -n 1 "$tmp/err" | grep -q 'version-unknown/schedule.yaml:1:9: error: unknown format version 2' ||
+	fail "second error is not the version: $(cat "$tmp/err")"
+
+# A missing file is an I/O error (3), and the worst status wins.
+run 3 check testdata/valid/minimal/schedule.yaml "$tmp/missing.yaml"
+grep -q "missing.yaml: error: cannot open" "$tmp/err" || fail "no I/O message: $(cat "$tmp/err")"
+run 3 check "$tmp/missing.yaml" testdata/invalid/empty/schedule.yaml
+run 3 check testdata
+grep -q "is a directory" "$tmp/err" || fail "directory not named: $(cat "$tmp/err")"
+
+# Usage errors exit 2; --help prints the usage on stdout.
+run 2 check
+run 2 check --frobnicate testdata/valid/minimal/schedule.yaml
+run 2 check --limit nodes testdata/valid/minimal/schedule.yaml
+run 2 check --limit bogus=1 testdata/valid/minimal/schedule.yaml
+grep -q "unknown limit 'bogus'" "$tmp/err" || fail "bad --limit not named"
+run 0 check --help
+grep -q '^usage: cgslot check' "$tmp/out" || fail "--help printed no usage"
+run 0 help check
+grep -q -- '--limit' "$tmp/out" || fail "help check does not mention --limit"
+
+# --limit lowers and raises limits.
+run 1 check --limit microbatches=8 testdata/examples/qwen-pp4-vpp2-dcp.yaml
+grep -q 'exceeds the microbatches limit of 8; raise it with --limit microbatches=N' "$tmp/err" ||
+	fail "lowered limit not reported: $(cat "$tmp/err")"
+cat >"$tmp/many-layers.yaml" <<'YAML'
+cgslot: 1
+pipeline: {pp: 1, layers_per_chunk: 1000000, max_microbatches: 1}
+variants:
+  - {name: a, cp: 1, bytes: {input: 1, output: 1, saved: 1, user_grad: 1}}
+YAML
+run 1 check "$tmp/many-layers.yaml"
+run 0 check --limit layers=1000000 --limit frames=1000000 "$tmp/many-layers.yaml"
+
+# A 1 GiB file is refused from its size, before it is read.
+truncate -s 1G "$tmp/huge.yaml"
+run 1 check "$tmp/huge.yaml"
+grep -q "huge.yaml: error: the file's size (1073741824 bytes) exceeds the file_bytes limit of 67108864; raise it with --limit file_bytes=N" "$tmp/err" ||
+	fail "huge file: $(cat "$tmp/err")"
+# ... and a stream without a size is cut off at the limit.
+run 1 check --limit file_bytes=1MiB /dev/zero
+grep -q "exceeds the file_bytes limit of 1048576" "$tmp/err" || fail "/dev/zero: $(cat "$tmp/err")"
+# A file just under the limit but full of values stops at the node budget.
+python3 -c "import sys; sys.stdout.write('cgslot: 1\nname: [' + '0,' * 3000000 + '0]\n')" >"$tmp/wide.yaml"
+run 1 check "$tmp/wide.yaml"
+grep -q "exceeds the nodes limit of 1000000" "$tmp/err" || fail "wide yaml: $(cat "$tmp/err")"
+python3 -c "import sys; sys.stdout.write('{\"cgslot\": 1, \"name\": [' + '0,' * 3000000 + '0]}\n')" >"$tmp/wide.json"
+run 1 check "$tmp/wide.json"
+grep -q "exceeds the nodes limit of 1000000" "$tmp/err" || fail "wide json: $(cat "$tmp/err")"
+
+echo "$failed failed"
+[ "$failed" -eq 0 ]
