@@ -1,0 +1,101 @@
+#include "verify_plan.h"
+
+#include <stdlib.h>
+
+#include "common/error.h"
+
+int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
+			      const struct cgs_plan *p, uint32_t ri)
+{
+	const struct cgs_schedule *s = p->schedule;
+	const struct cgs_rank_plan *rp = &p->ranks[ri];
+	uint64_t n = (uint64_t)rp->n_saved * s->n_variants, i;
+	uint32_t a, v, f;
+
+	*d = (struct cgs_verify_plan_rank){0};
+	d->arena_bytes = malloc(((size_t)rp->n_arenas + 1) *
+				sizeof(*d->arena_bytes));
+	d->variant_names = malloc(s->n_variants * sizeof(*d->variant_names));
+	d->saved = malloc((n * 3 + 1) * sizeof(*d->saved));
+	d->user_grad = malloc((n + 1) * sizeof(*d->user_grad));
+	if (!d->arena_bytes || !d->variant_names || !d->saved ||
+	    !d->user_grad) {
+		cgs_verify_plan_rank_release(d);
+		return CGS_E_NOMEM;
+	}
+	for (a = 0; a < rp->n_arenas; a++)
+		d->arena_bytes[a] = rp->arenas[a].bytes;
+	for (v = 0; v < s->n_variants; v++)
+		d->variant_names[v] = s->variants[v].name;
+	for (v = 0; v < s->n_variants; v++)
+		for (f = 0; f < rp->n_saved; f++) {
+			const struct cgs_frame *sf = &rp->saved[f];
+			const struct cgs_frame *ug;
+			uint32_t r, c = 0, base = 0;
+
+			/* (c, s) from the index, not from the plan's labels. */
+			while (f >= (base + s->layers[c]) * p->slots)
+				base += s->layers[c++];
+			ug = &rp->user_grad[c * p->slots +
+					    (f - base * p->slots) / s->layers[c]];
+
+			i = (uint64_t)v * rp->n_saved + f;
+			for (r = 0; r < 3; r++)
+				d->saved[i * 3 + r] = (struct cgs_verify_range){
+					sf->arena,
+					sf->offset + rp->saved_roles[i * 3 + r].offset,
+					rp->saved_roles[i * 3 + r].bytes};
+			d->user_grad[i] = (struct cgs_verify_range){
+				ug->arena, ug->offset + rp->user_grad_layers[i].offset,
+				rp->user_grad_layers[i].bytes};
+		}
+	d->view = (struct cgs_verify_rank){
+		.rank = rp->rank,
+		.slots = p->slots,
+		.vpp = s->vpp,
+		.layers = s->layers,
+		.n_variants = s->n_variants,
+		.variant_names = d->variant_names,
+		.n_reachable = rp->n_reachable,
+		.reachable = rp->reachable,
+		.order_start = rp->order_start,
+		.order_entries = rp->order_entries,
+		.n_arenas = rp->n_arenas,
+		.arena_bytes = d->arena_bytes,
+		.alignment = s->alignment,
+		.n_saved = rp->n_saved,
+		.saved = d->saved,
+		.user_grad = d->user_grad,
+	};
+	return 0;
+}
+
+void cgs_verify_plan_rank_release(struct cgs_verify_plan_rank *d)
+{
+	if (!d)
+		return;
+	free(d->arena_bytes);
+	free(d->variant_names);
+	free(d->saved);
+	free(d->user_grad);
+	*d = (struct cgs_verify_plan_rank){0};
+}
+
+int cgs_verify_plan(const struct cgs_plan *p, struct cgs_verify_stats *stats,
+		    struct cgs_error *err)
+{
+	struct cgs_verify_plan_rank d;
+	uint32_t ri;
+	int rc = 0;
+
+	for (ri = 0; ri < p->n_ranks && rc == 0; ri++) {
+		if (cgs_verify_plan_rank_init(&d, p, ri))
+			return cgs_error_set(err, CGS_E_NOMEM, "out of memory");
+		rc = cgs_verify_rank_check(&d.view, stats, err);
+		if (rc == 0)
+			rc = cgs_verify_rank_sizes(&d.view, p->schedule, NULL,
+						   err);
+		cgs_verify_plan_rank_release(&d);
+	}
+	return rc;
+}
