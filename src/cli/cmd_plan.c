@@ -1,13 +1,98 @@
-/* Placeholder: replaced when the 'plan' command lands. */
+/* cgslot plan: plan a schedule and print the plan; no manifest is written. */
+#include <getopt.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/report.h"
+#include "common/error.h"
+#include "input/schedule.h"
+#include "plan/plan.h"
+
+enum plan_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_TE_PLAN };
+
+static int parse_format(const char *arg, enum plan_format *out)
+{
+	if (strcmp(arg, "text") == 0)
+		*out = FORMAT_TEXT;
+	else if (strcmp(arg, "json") == 0)
+		*out = FORMAT_JSON;
+	else if (strcmp(arg, "te-plan") == 0)
+		*out = FORMAT_TE_PLAN;
+	else
+		return cgs_cli_usage_error("plan",
+			"unknown format '%s'; accepted: text, json, te-plan",
+			arg);
+	return 0;
+}
+
+static int plan_file(const char *path, const struct cgs_limits *limits,
+		     enum plan_format format)
+{
+	struct cgs_error err = {0};
+	struct cgs_schedule *s = NULL;
+	struct cgs_plan *p = NULL;
+	struct cgs_report *r = NULL;
+	struct cgs_plan_options opt;
+	int rc;
+
+	cgs_plan_options_init(&opt);
+	opt.max_frames = limits->frames;
+	rc = cgs_schedule_load(path, limits, &s, &err);
+	if (rc == 0)
+		rc = cgs_plan_create(s, &opt, &p, &err);
+	if (rc == 0)
+		rc = cgs_report_from_plan(p, &r, &err);
+	if (rc == 0) {
+		if (format == FORMAT_JSON)
+			rc = cgs_report_print_json(stdout, r);
+		else if (format == FORMAT_TE_PLAN)
+			rc = cgs_report_print_te_plan(stdout, r);
+		else
+			rc = cgs_report_print_text(stdout, r);
+		if (rc)
+			cgs_error_set(&err, rc, "cannot write the plan to stdout");
+	}
+	cgs_report_destroy(&r);
+	cgs_plan_destroy(&p);
+	cgs_schedule_destroy(&s);
+	return rc ? cgs_cli_report(&err) : cgs_cli_finish(CGS_EXIT_OK);
+}
 
 int cgs_cmd_plan(int argc, char **argv)
 {
-	(void)argc;
-	(void)argv;
-	fprintf(stderr, "cgslot plan: not built yet\n");
-	return CGS_EXIT_SYSTEM;
+	enum { OPT_FORMAT = 256, OPT_LIMIT };
+	static const struct option options[] = {
+		{"format", required_argument, NULL, OPT_FORMAT},
+		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"help", no_argument, NULL, 'h'},
+		{NULL, 0, NULL, 0},
+	};
+	enum plan_format format = FORMAT_TEXT;
+	struct cgs_limits limits;
+	int opt, rc = 0;
+
+	cgs_limits_init(&limits);
+	optind = 1;
+	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+		switch (opt) {
+		case OPT_FORMAT:
+			rc = parse_format(optarg, &format);
+			break;
+		case OPT_LIMIT:
+			rc = cgs_cli_limit_option("plan", &limits, optarg);
+			break;
+		case 'h':
+			return cgs_cli_help("plan");
+		default:
+			return cgs_cli_usage_error("plan", "unknown option");
+		}
+		if (rc)
+			return rc;
+	}
+	if (argc - optind != 1)
+		return cgs_cli_usage_error("plan", "expected one SCHEDULE, got %d",
+					   argc - optind);
+	return plan_file(argv[optind], &limits, format);
 }
