@@ -1,0 +1,584 @@
+/*
+ * libcgslot without a GPU: opening manifests, the launch sequence of every
+ * reachable count against an independent expansion of Megatron's orders,
+ * address resolution against the plan, refusals before any launch, and the
+ * mapping of CUDA errors.  Whatever needs a device is left to
+ * `cgslot replay` (tests/gpu_replay.sh).
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cuda_runtime_api.h>
+
+#include "cgslot/cgslot.h"
+#include "common/error.h"
+#include "input/schedule.h"
+#include "manifest/writer.h"
+#include "order/order.h"
+#include "plan/plan.h"
+#include "runtime/runtime.h"
+#include "testlib.h"
+
+/* Two chunks of different depth, three variants of different sizes. */
+static const char vpp_yaml[] =
+	"cgslot: 1\n"
+	"name: runtime-vpp\n"
+	"pipeline:\n"
+	"  pp: 3\n"
+	"  vpp: 2\n"
+	"  layers_per_chunk: [2, 3]\n"
+	"  microbatch_group: 3\n"
+	"  max_microbatches: 9\n"
+	"  ranks: [0, 2]\n"
+	"alignment: 256\n"
+	"variants:\n"
+	"  - {name: a, cp: 1, bytes: {input: 1000, output: 2000, saved: 30000, user_grad: 1000}}\n"
+	"  - {name: b, cp: 2, bytes: {input: 3000, output: 1000, saved: 10000, user_grad: 5000}}\n"
+	"  - name: c\n"
+	"    cp: 4\n"
+	"    bytes: {input: 500, output: 500, saved: 50000, user_grad: 700}\n"
+	"    overrides:\n"
+	"      - {chunk: 1, layer: 2, saved: 90000}\n";
+
+/* No VPP: every count 1..L is reachable. */
+static const char flat_yaml[] =
+	"cgslot: 1\n"
+	"pipeline: {pp: 4, vpp: 1, layers_per_chunk: 2, max_microbatches: 5}\n"
+	"alignment: 512\n"
+	"variants:\n"
+	"  - {name: a, cp: 1, bytes: {input: 4096, output: 4096, saved: 8192, user_grad: 4096}}\n";
+
+struct built {
+	struct cgs_schedule *schedule;
+	struct cgs_plan *plan;
+	void *bytes;
+	size_t len;
+};
+
+static void build(struct built *b, const char *yaml)
+{
+	struct cgs_plan_options opt;
+	struct cgs_error err = {0};
+
+	memset(b, 0, sizeof(*b));
+	ck_assert_msg(cgs_schedule_load_buffer("runtime.yaml", yaml,
+					       strlen(yaml), NULL, &b->schedule,
+					       &err) == 0, "%s", err.message);
+	cgs_plan_options_init(&opt);
+	ck_assert_msg(cgs_plan_create(b->schedule, &opt, &b->plan, &err) == 0,
+		      "%s", err.message);
+	ck_assert_msg(cgs_manifest_write(b->plan,
+					 cgs_schedule_hash(b->schedule),
+					 &b->bytes, &b->len, &err) == 0,
+		      "%s", err.message);
+}
+
+static void release(struct built *b)
+{
+	free(b->bytes);
+	cgs_plan_destroy(&b->plan);
+	cgs_schedule_destroy(&b->schedule);
+}
+
+static struct cgs_runtime *open_rank(const struct built *b, uint32_t rank)
+{
+	struct cgs_runtime *rt = NULL;
+	struct cgs_error err = {0};
+
+	ck_assert_msg(cgs_runtime_open_buffer(b->bytes, b->len, "mem", rank, 0,
+					      &rt, &err) == 0,
+		      "%s", err.message);
+	ck_assert_ptr_nonnull(rt);
+	return rt;
+}
+
+static const struct cgs_rank_plan *rank_plan(const struct built *b,
+					     uint32_t rank)
+{
+	uint32_t i;
+
+	for (i = 0; i < b->plan->n_ranks; i++)
+		if (b->plan->ranks[i].rank == rank)
+			return &b->plan->ranks[i];
+	ck_abort_msg("rank %u is not planned", rank);
+	return NULL;
+}
+
+START_TEST(info_matches_plan)
+{
+	struct built b;
+	struct cgs_runtime *rt;
+	struct cgs_runtime_info in;
+	const struct cgs_rank_plan *rp;
+	uint32_t i;
+
+	build(&b, vpp_yaml);
+	rt = open_rank(&b, 2);
+	rp = rank_plan(&b, 2);
+	cgs_runtime_info(rt, &in);
+	ck_assert_uint_eq(in.rank, 2);
+	ck_assert_uint_eq(in.pp, 3);
+	ck_assert_uint_eq(in.vpp, 2);
+	ck_assert_uint_eq(in.group, 3);
+	ck_assert_uint_eq(in.max_microbatches, 9);
+	ck_assert_uint_eq(in.slots, b.plan->slots);
+	ck_assert_uint_eq(in.n_variants, 3);
+	ck_assert_uint_eq(in.layers_total, 5);
+	ck_assert_uint_eq(in.n_saved, b.plan->slots * 5);
+	ck_assert_uint_eq(in.n_graphs, 3 * in.n_saved * 2);
+	ck_assert_uint_eq(cgs_runtime_graph_count(rt), in.n_graphs);
+	ck_assert_uint_eq(in.n_arenas, rp->n_arenas);
+	ck_assert_uint_eq(in.arena_bytes, rp->bytes);
+	ck_assert_uint_eq(in.n_reachable, 3);
+	for (i = 0; i < in.n_reachable; i++)
+		ck_assert_uint_eq(cgs_runtime_reachable(rt, i), 3 * (i + 1));
+	ck_assert_uint_eq(cgs_runtime_reachable(rt, in.n_reachable), 0);
+	ck_assert_uint_eq(cgs_runtime_chunk_layers(rt, 0), 2);
+	ck_assert_uint_eq(cgs_runtime_chunk_layers(rt, 1), 3);
+	ck_assert_uint_eq(cgs_runtime_chunk_layers(rt, 2), 0);
+	for (i = 0; i < in.max_microbatches; i++)
+		ck_assert_uint_eq(cgs_runtime_slot(rt, i), i % in.slots);
+	cgs_runtime_destroy(&rt);
+	ck_assert_ptr_null(rt);
+	cgs_runtime_destroy(&rt);
+	cgs_runtime_destroy(NULL);
+	release(&b);
+}
+END_TEST
+
+START_TEST(open_refusals)
+{
+	struct built b;
+	struct cgs_runtime *rt = NULL;
+	struct cgs_error err = {0};
+	unsigned char *bad;
+
+	build(&b, vpp_yaml);
+	ck_assert_int_eq(cgs_runtime_open_buffer(b.bytes, b.len, "mem", 1, 0,
+						 &rt, &err), CGS_E_RANK);
+	ck_assert_ptr_null(rt);
+	ck_assert_msg(strstr(err.message, "1") != NULL, "%s", err.message);
+
+	cgs_error_clear(&err);
+	bad = malloc(b.len);
+	memcpy(bad, b.bytes, b.len);
+	bad[b.len / 2] ^= 0x40;
+	ck_assert_int_eq(cgs_runtime_open_buffer(bad, b.len, "flipped", 0, 0,
+						 &rt, &err), CGS_E_CHECKSUM);
+	ck_assert_ptr_null(rt);
+	ck_assert_str_eq(err.file, "flipped");
+	free(bad);
+
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_open_buffer(b.bytes, b.len / 2, NULL, 0,
+						 0, &rt, &err) < 0, 1);
+	ck_assert_ptr_null(rt);
+
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_open_buffer(b.bytes, b.len, NULL, 0, -1,
+						 &rt, &err), CGS_E_ARG);
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_open(cgs_test_path("testdata/no-such.cgsm"),
+					  0, 0, &rt, &err), CGS_E_IO);
+	ck_assert_ptr_null(rt);
+	ck_assert_int_eq(cgs_runtime_open(NULL, 0, 0, &rt, NULL), CGS_E_ARG);
+	release(&b);
+}
+END_TEST
+
+/*
+ * The graphs one iteration must launch, from Megatron's order regenerated
+ * here: the k-th +c runs microbatch k of chunk c, layers ascending, the
+ * k-th -c its backward, layers descending, in slot k mod S.
+ */
+static uint64_t expected_sequence(const struct built *b, uint32_t rank,
+				  uint32_t n, const uint32_t *variants,
+				  uint32_t *out)
+{
+	const struct cgs_schedule *s = b->schedule;
+	struct cgs_order_params p = {s->pp, s->vpp, s->group, n, rank};
+	uint32_t S = b->plan->slots, n_saved = S * 5;
+	uint32_t fwd[8] = {0}, bwd[8] = {0}, c, k, l, f;
+	size_t len = cgs_order_length(&p), i;
+	int32_t *order = malloc(len * sizeof(*order));
+	uint64_t m = 0;
+
+	ck_assert_int_eq(cgs_order_generate(&p, order, NULL), 0);
+	for (i = 0; i < len; i++) {
+		c = (uint32_t)abs(order[i]) - 1;
+		k = order[i] > 0 ? fwd[c]++ : bwd[c]++;
+		for (l = 0; l < s->layers[c]; l++) {
+			uint32_t layer = order[i] > 0 ? l : s->layers[c] - 1 - l;
+
+			f = b->plan->layer_base[c] * S + (k % S) * s->layers[c] +
+			    layer;
+			out[m++] = (variants[k] * n_saved + f) * 2 +
+				   (order[i] > 0 ? 0 : 1);
+		}
+	}
+	free(order);
+	return m;
+}
+
+START_TEST(sequences_follow_orders)
+{
+	struct built b;
+	struct cgs_runtime *rt;
+	struct cgs_error err = {0};
+	uint32_t ranks[2] = {0, 2}, variants[9], got[2 * 9 * 5],
+		 want[2 * 9 * 5];
+	uint32_t r, i, n, k, trial;
+	uint64_t m;
+
+	build(&b, vpp_yaml);
+	for (r = 0; r < 2; r++) {
+		rt = open_rank(&b, ranks[r]);
+		for (i = 0; cgs_runtime_reachable(rt, i) != 0; i++) {
+			n = cgs_runtime_reachable(rt, i);
+			for (trial = 0; trial < 4; trial++) {
+				for (k = 0; k < n; k++)
+					variants[k] = (k * 7 + trial * 5 + r) % 3;
+				m = expected_sequence(&b, ranks[r], n, variants,
+						      want);
+				ck_assert_uint_eq(cgs_runtime_launch_count(rt, n),
+						  m);
+				ck_assert_uint_eq(m, 2 * n * 5);
+				ck_assert_msg(cgs_runtime_sequence(rt, n, variants,
+								   got, m,
+								   &err) == 0,
+					      "%s", err.message);
+				for (k = 0; k < m; k++)
+					ck_assert_msg(got[k] == want[k],
+						      "rank %u N %u launch %u: graph %u, expected %u",
+						      ranks[r], n, k, got[k],
+						      want[k]);
+			}
+		}
+		ck_assert_int_eq(cgs_runtime_sequence(rt, 3, variants, got, 29,
+						      &err), CGS_E_ARG);
+		cgs_runtime_destroy(&rt);
+	}
+	release(&b);
+}
+END_TEST
+
+START_TEST(flat_counts_all_reachable)
+{
+	struct built b;
+	struct cgs_runtime *rt;
+	uint32_t variants[5] = {0}, n;
+
+	build(&b, flat_yaml);
+	rt = open_rank(&b, 3);
+	for (n = 1; n <= 5; n++) {
+		ck_assert_uint_eq(cgs_runtime_reachable(rt, n - 1), n);
+		ck_assert_uint_eq(cgs_runtime_launch_count(rt, n), 2 * n * 2);
+	}
+	ck_assert_uint_eq(cgs_runtime_launch_count(rt, 6), 0);
+	ck_assert_uint_eq(cgs_runtime_launch_count(rt, 0), 0);
+	(void)variants;
+	cgs_runtime_destroy(&rt);
+	release(&b);
+}
+END_TEST
+
+START_TEST(locate_matches_plan)
+{
+	struct built b;
+	struct cgs_runtime *rt;
+	struct cgs_error err = {0};
+	const struct cgs_rank_plan *rp;
+	const struct cgs_frame *fr, *uf;
+	struct cgs_range want;
+	uint32_t v, c, l, k, role, arena, S, f;
+	uint64_t off, bytes;
+	void *addr;
+
+	build(&b, vpp_yaml);
+	rt = open_rank(&b, 0);
+	rp = rank_plan(&b, 0);
+	S = b.plan->slots;
+	for (v = 0; v < 3; v++)
+		for (c = 0; c < 2; c++)
+			for (l = 0; l < b.schedule->layers[c]; l++)
+				for (k = 0; k < 9; k++)
+					for (role = 0; role < 4; role++) {
+		f = b.plan->layer_base[c] * S + (k % S) * b.schedule->layers[c] + l;
+		fr = &rp->saved[f];
+		ck_assert_int_eq(cgs_runtime_locate(rt, v, c, l, k, role,
+						    &arena, &off, &bytes,
+						    &err), 0);
+		if (role == CGS_RUNTIME_USER_GRAD) {
+			uf = &rp->user_grad[c * S + k % S];
+			want = rp->user_grad_layers[v * rp->n_saved + f];
+			ck_assert_uint_eq(arena, uf->arena);
+			ck_assert_uint_eq(off, uf->offset + want.offset);
+		} else {
+			want = rp->saved_roles[(v * rp->n_saved + f) * 3 + role];
+			ck_assert_uint_eq(arena, fr->arena);
+			ck_assert_uint_eq(off, fr->offset + want.offset);
+		}
+		ck_assert_uint_eq(bytes, want.bytes);
+		ck_assert_uint_eq(cgs_runtime_slot_locate(rt, v, c, l, k % S,
+							  role, &arena, &off,
+							  &bytes, NULL), 0);
+	}
+	/* The override of chunk 1, layer 2 shows through for variant 2. */
+	ck_assert_int_eq(cgs_runtime_locate(rt, 2, 1, 2, 0, CGS_RUNTIME_SAVED,
+					    NULL, NULL, &bytes, NULL), 0);
+	ck_assert_uint_eq(bytes, 90000);
+
+	ck_assert_int_eq(cgs_runtime_locate(rt, 3, 0, 0, 0, 0, NULL, NULL, NULL,
+					    &err), CGS_E_ARG);
+	ck_assert_msg(strstr(err.message, "variant 3") != NULL, "%s",
+		      err.message);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 2, 0, 0, 0, NULL, NULL, NULL,
+					    NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 2, 0, 0, NULL, NULL, NULL,
+					    NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 0, 9, 0, NULL, NULL, NULL,
+					    NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 0, 0, 4, NULL, NULL, NULL,
+					    NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_slot_locate(rt, 0, 0, 0, S, 0, NULL, NULL,
+						 NULL, NULL), CGS_E_ARG);
+	/* Addresses need arenas. */
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_address(rt, 0, 0, 0, 0, 0, &addr, &bytes,
+					     &err), CGS_E_STATE);
+	cgs_runtime_destroy(&rt);
+	release(&b);
+}
+END_TEST
+
+START_TEST(graph_descriptions)
+{
+	struct built b;
+	struct cgs_runtime *rt;
+	struct cgs_runtime_info in;
+	struct cgs_graph_desc d;
+	struct cgs_error err = {0};
+	unsigned char *seen;
+	uint32_t i, S;
+
+	build(&b, vpp_yaml);
+	rt = open_rank(&b, 0);
+	cgs_runtime_info(rt, &in);
+	S = in.slots;
+	seen = calloc(in.n_graphs, 1);
+	for (i = 0; i < cgs_runtime_graph_count(rt); i++) {
+		ck_assert_int_eq(cgs_runtime_graph_desc(rt, i, &d, &err), 0);
+		ck_assert_uint_lt(d.index, in.n_graphs);
+		ck_assert_int_eq(seen[d.index], 0);
+		seen[d.index] = 1;
+		ck_assert_uint_eq(d.index, (d.variant * in.n_saved + d.frame) * 2 +
+				  d.direction);
+		ck_assert_uint_eq(d.frame, b.plan->layer_base[d.chunk] * S +
+				  d.slot * b.schedule->layers[d.chunk] + d.layer);
+		ck_assert_uint_eq(d.user_grad_frame, d.chunk * S + d.slot);
+		ck_assert_ptr_null(d.addr[CGS_RUNTIME_SAVED]);
+		ck_assert_uint_gt(d.bytes[CGS_RUNTIME_SAVED], 0);
+		ck_assert_ptr_null(cgs_runtime_graph_exec(rt, d.index));
+	}
+	ck_assert_int_eq(cgs_runtime_graph_desc(rt, i, &d, &err), CGS_E_ARG);
+	/*
+	 * Lockstep: the first event (+1, microbatch 0) is captured for the
+	 * canonical variant, both layers, then for the next variant.
+	 */
+	for (i = 0; i < 4; i++) {
+		ck_assert_int_eq(cgs_runtime_graph_desc(rt, i, &d, NULL), 0);
+		ck_assert_uint_eq(d.variant, i / 2);
+		ck_assert_uint_eq(d.chunk, 0);
+		ck_assert_uint_eq(d.slot, 0);
+		ck_assert_uint_eq(d.layer, i % 2);
+		ck_assert_uint_eq(d.direction, CGS_RUNTIME_FORWARD);
+	}
+	free(seen);
+	cgs_runtime_destroy(&rt);
+	release(&b);
+}
+END_TEST
+
+/* A stand-in executable: never launched, since every request is refused. */
+#define FAKE_EXEC ((cudaGraphExec_t)(uintptr_t)0x1000)
+
+START_TEST(replay_refuses_before_launch)
+{
+	struct built b;
+	struct cgs_runtime *rt;
+	struct cgs_runtime_info in;
+	struct cgs_runtime_stats st;
+	struct cgs_error err = {0};
+	uint32_t variants[12] = {0}, graphs[2 * 9 * 5], g, i;
+
+	build(&b, vpp_yaml);
+	rt = open_rank(&b, 0);
+	cgs_runtime_info(rt, &in);
+
+	ck_assert_int_eq(cgs_runtime_replay(rt, 12, variants, NULL, &err),
+			 CGS_E_UNREACHABLE);
+	ck_assert_msg(strstr(err.message, "above") != NULL &&
+		      strstr(err.message, "L = 9") != NULL, "%s", err.message);
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_replay(rt, 4, variants, NULL, &err),
+			 CGS_E_UNREACHABLE);
+	ck_assert_msg(strstr(err.message, "4 is not reachable") != NULL, "%s",
+		      err.message);
+	ck_assert_int_eq(cgs_runtime_replay(rt, 0, variants, NULL, NULL),
+			 CGS_E_UNREACHABLE);
+	ck_assert_int_eq(cgs_runtime_replay(rt, 3, NULL, NULL, NULL), CGS_E_ARG);
+	variants[2] = 3;
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_replay(rt, 3, variants, NULL, &err),
+			 CGS_E_ARG);
+	ck_assert_msg(strstr(err.message, "variant 3 of microbatch 2") != NULL,
+		      "%s", err.message);
+	variants[2] = 0;
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_replay(rt, 3, variants, NULL, &err),
+			 CGS_E_NOGRAPH);
+
+	/* Variant 0's graphs only: a microbatch of variant 1 still fails. */
+	for (g = 0; g < in.n_saved * 2; g++)
+		ck_assert_int_eq(cgs_runtime_adopt(rt, g, FAKE_EXEC,
+						   CGS_ADOPT_BORROW, &err), 0);
+	ck_assert_ptr_eq(cgs_runtime_graph_exec(rt, 0), FAKE_EXEC);
+	cgs_runtime_stats(rt, &st);
+	ck_assert_uint_eq(st.graphs_adopted, in.n_saved * 2);
+	ck_assert_uint_eq(st.graphs_captured, 0);
+	ck_assert_int_eq(cgs_runtime_sequence(rt, 6, variants, graphs,
+					      2 * 9 * 5, NULL), 0);
+	for (i = 0; i < 6 * 2 * 5; i++)
+		ck_assert_ptr_eq(cgs_runtime_graph_exec(rt, graphs[i]), FAKE_EXEC);
+	variants[4] = 1;
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_replay(rt, 6, variants, NULL, &err),
+			 CGS_E_NOGRAPH);
+	ck_assert_msg(strstr(err.message, "variant 1") != NULL &&
+		      strstr(err.message, "microbatch 4") != NULL,
+		      "%s", err.message);
+
+	ck_assert_int_eq(cgs_runtime_adopt(rt, in.n_graphs, FAKE_EXEC, 0, NULL),
+			 CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_adopt(rt, 0, NULL, 0, NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_adopt(rt, 0, FAKE_EXEC, 4, NULL), CGS_E_ARG);
+	cgs_runtime_destroy(&rt);
+	release(&b);
+}
+END_TEST
+
+static int never_record(void *user, const struct cgs_graph_desc *g,
+			cudaStream_t stream)
+{
+	(void)g;
+	(void)stream;
+	(*(int *)user)++;
+	return 0;
+}
+
+START_TEST(cuda_needs_allocation_and_a_device)
+{
+	struct built b;
+	struct cgs_runtime *rt;
+	struct cgs_error err = {0};
+	uint64_t bytes = 0;
+	void *base;
+	int calls = 0, devices = 0;
+
+	build(&b, vpp_yaml);
+	rt = open_rank(&b, 0);
+	ck_assert_int_eq(cgs_runtime_capture(rt, never_record, &calls, NULL,
+					     &err), CGS_E_STATE);
+	ck_assert_int_eq(cgs_runtime_capture(rt, NULL, NULL, NULL, NULL),
+			 CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_capture(rt, never_record, &calls,
+					     cudaStreamLegacy, NULL), CGS_E_ARG);
+	ck_assert_int_eq(calls, 0);
+	ck_assert_int_eq(cgs_runtime_arena(rt, 0, &base, &bytes, NULL),
+			 CGS_E_STATE);
+	ck_assert_int_eq(cgs_runtime_arena(rt, 99, &base, &bytes, NULL),
+			 CGS_E_ARG);
+	if (cudaGetDeviceCount(&devices) != cudaSuccess || devices == 0) {
+		cgs_error_clear(&err);
+		ck_assert_int_eq(cgs_runtime_allocate(rt, &bytes, &err),
+				 CGS_E_NODEVICE);
+		ck_assert_int_ne(err.cuda_error, 0);
+		ck_assert_msg(strstr(err.message, "cudaError") != NULL, "%s",
+			      err.message);
+		ck_assert_uint_eq(bytes, 0);
+		ck_assert_int_eq(cgs_runtime_arena(rt, 0, &base, NULL, NULL),
+				 CGS_E_STATE);
+	}
+	cgs_runtime_destroy(&rt);
+	release(&b);
+}
+END_TEST
+
+START_TEST(cuda_error_mapping)
+{
+	struct cgs_error err = {0};
+
+	ck_assert_int_eq(cgs_cuda_status(cudaSuccess), CGS_OK);
+	ck_assert_int_eq(cgs_cuda_status(cudaErrorMemoryAllocation), CGS_E_CUDA);
+	ck_assert_int_eq(cgs_cuda_status(cudaErrorInvalidValue), CGS_E_CUDA);
+	ck_assert_int_eq(cgs_cuda_status(cudaErrorStreamCaptureInvalidated),
+			 CGS_E_CUDA);
+	ck_assert_int_eq(cgs_cuda_status(cudaErrorIllegalAddress),
+			 CGS_E_CUDA_FATAL);
+	ck_assert_int_eq(cgs_cuda_status(cudaErrorLaunchFailure),
+			 CGS_E_CUDA_FATAL);
+	ck_assert_int_eq(cgs_cuda_status(cudaErrorMisalignedAddress),
+			 CGS_E_CUDA_FATAL);
+	ck_assert_int_eq(cgs_cuda_status(cudaErrorECCUncorrectable),
+			 CGS_E_CUDA_FATAL);
+	ck_assert_int_eq(cgs_cuda_status(cudaErrorNoDevice), CGS_E_NODEVICE);
+	ck_assert_int_eq(cgs_cuda_status(cudaErrorInsufficientDriver),
+			 CGS_E_NODEVICE);
+
+	ck_assert_int_eq(cgs_cuda_fail(&err, cudaErrorMemoryAllocation,
+				       "cudaMalloc of arena %d", 3), CGS_E_CUDA);
+	ck_assert_int_eq(err.code, CGS_E_CUDA);
+	ck_assert_int_eq(err.cuda_error, cudaErrorMemoryAllocation);
+	ck_assert_msg(strstr(err.message, "cudaMalloc of arena 3: "
+				"cudaErrorMemoryAllocation: ") == err.message,
+		      "%s", err.message);
+	/* The first error wins, its CUDA code too. */
+	ck_assert_int_eq(cgs_cuda_fail(&err, cudaErrorIllegalAddress, "later"),
+			 CGS_E_CUDA_FATAL);
+	ck_assert_int_eq(err.code, CGS_E_CUDA);
+	ck_assert_int_eq(err.cuda_error, cudaErrorMemoryAllocation);
+
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_cuda_fail(&err, cudaErrorIllegalAddress, "launch"),
+			 CGS_E_CUDA_FATAL);
+	ck_assert_int_eq(err.cuda_error, cudaErrorIllegalAddress);
+	ck_assert_msg(strstr(err.message, "sticky") != NULL, "%s", err.message);
+	ck_assert_int_eq(cgs_cuda_fail(NULL, cudaErrorNoDevice, "x"),
+			 CGS_E_NODEVICE);
+}
+END_TEST
+
+static Suite *runtime_suite(void)
+{
+	Suite *s = suite_create("runtime");
+	TCase *tc = tcase_create("core");
+
+	tcase_add_test(tc, info_matches_plan);
+	tcase_add_test(tc, open_refusals);
+	tcase_add_test(tc, sequences_follow_orders);
+	tcase_add_test(tc, flat_counts_all_reachable);
+	tcase_add_test(tc, locate_matches_plan);
+	tcase_add_test(tc, graph_descriptions);
+	tcase_add_test(tc, replay_refuses_before_launch);
+	tcase_add_test(tc, cuda_needs_allocation_and_a_device);
+	tcase_add_test(tc, cuda_error_mapping);
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return cgs_test_run(runtime_suite());
+}
