@@ -156,7 +156,10 @@ const void *cgs_manifest_bytes(const struct cgs_manifest *m, size_t *len);
 uint32_t cgs_manifest_chunk_layers(const struct cgs_manifest *m, uint32_t c);
 uint32_t cgs_manifest_layer_base(const struct cgs_manifest *m, uint32_t c);
 
-/* Variant v (0 = canonical, smallest CP first): name and CP size. */
+/*
+ * Variant v, in the schedule's order: name and CP size.  The canonical
+ * variant is the one with the smallest CP (the first of equal ones).
+ */
 const char *cgs_manifest_variant_name(const struct cgs_manifest *m,
 				      uint32_t v);
 uint32_t cgs_manifest_variant_cp(const struct cgs_manifest *m, uint32_t v);
