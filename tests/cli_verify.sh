@@ -1,0 +1,93 @@
+#!/usr/bin/env bash
+# cgslot verify MANIFEST [SCHEDULE]: compiled manifests are proven safe; a
+# manifest edited so that two live frames overlap (checksum fixed up) is
+# caught and both frames are named; a schedule that does not match is
+# refused.  $1 is the plant_overlap helper.
+set -u
+plant=$(realpath "${1:?usage: cli_verify.sh PLANT_OVERLAP}") || exit 1
+cd "${CGS_SOURCE_ROOT:?}" || exit 1
+cgslot=${CGSLOT:?}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+fail() {
+	echo "FAIL: $*"
+	failed=$((failed + 1))
+}
+
+# Run cgslot with stdout/stderr captured; the status lands in $rc.
+run() {
+	"$cgslot" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+}
+
+# Every bundled schedule that compiles verifies, alone and with itself.
+n=0
+for s in testdata/examples/*.yaml testdata/valid/*/schedule.yaml; do
+	"$cgslot" compile --quiet "$s" -o "$tmp/m" 2>/dev/null || continue
+	n=$((n + 1))
+	run verify "$tmp/m"
+	[ "$rc" -eq 0 ] || fail "$s: verify exited $rc: $(cat "$tmp/err")"
+	[ -s "$tmp/err" ] && fail "$s: verify wrote to stderr: $(cat "$tmp/err")"
+	grep -Eqx "$tmp/m: verified [0-9]+ ranks, [0-9]+ orders, [0-9]+ events, [0-9]+ ranges, [0-9]+ frame pairs live together" "$tmp/out" ||
+		fail "$s: summary line: $(cat "$tmp/out")"
+	run verify "$tmp/m" "$s"
+	[ "$rc" -eq 0 ] || fail "$s: verify with its schedule exited $rc: $(cat "$tmp/err")"
+	grep -q '; schedule matches$' "$tmp/out" || fail "$s: no match noted: $(cat "$tmp/out")"
+	run verify --quiet "$tmp/m" "$s"
+	[ "$rc" -eq 0 ] && [ ! -s "$tmp/out" ] && [ ! -s "$tmp/err" ] ||
+		fail "$s: --quiet printed something or failed ($rc)"
+done
+[ "$n" -ge 3 ] || fail "only $n bundled schedules compiled"
+
+# A planted overlap: slot 1 of chunk 0 moved onto slot 0 on rank 0, where
+# microbatches 0 and 1 of chunk 0 are in flight together.
+example=testdata/examples/qwen-pp4-vpp2-dcp.yaml
+"$cgslot" compile --quiet "$example" -o "$tmp/good" || fail "compile $example"
+"$plant" "$tmp/good" "$tmp/bad" || fail "plant_overlap failed"
+run dump "$tmp/bad"
+[ "$rc" -eq 0 ] || fail "the planted manifest is not well-formed ($rc): $(cat "$tmp/err")"
+run verify "$tmp/bad"
+[ "$rc" -eq 1 ] || fail "planted overlap: verify exited $rc"
+[ -s "$tmp/out" ] && fail "planted overlap: verify printed on stdout"
+for want in "cgslot: $tmp/bad: error: rank 0, N 4, order position 1 (entry +1): " \
+	"saved frame (chunk 0, slot 0, layer 0) variant 0 'cp1' role input arena 0 [" \
+	"overlaps saved frame (chunk 0, slot 1, layer 0) variant 0 'cp1' role input arena 0 ["; do
+	grep -qF "$want" "$tmp/err" || fail "planted overlap: message lacks '$want': $(cat "$tmp/err")"
+done
+[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "planted overlap: more than one line"
+# The helper itself: moving a frame onto itself changes nothing.
+"$plant" "$tmp/good" "$tmp/same" 0 0 1 1 0 || fail "plant_overlap onto itself"
+cmp -s "$tmp/good" "$tmp/same" || fail "moving a frame onto itself changed the file"
+
+# A schedule that does not match: exit 1, both hashes named.
+run verify "$tmp/good" testdata/examples/pp4-vpp4-l3-4var.yaml
+[ "$rc" -eq 1 ] || fail "mismatched schedule: verify exited $rc"
+grep -Eq "does not match the manifest: its hash is [0-9a-f]{16}, the manifest was compiled from [0-9a-f]{16}" "$tmp/err" ||
+	fail "mismatched schedule: $(cat "$tmp/err")"
+# An invalid schedule: its own positioned error, exit 1.
+run verify "$tmp/good" testdata/invalid/order-pending/schedule.yaml
+[ "$rc" -eq 1 ] || fail "invalid schedule: verify exited $rc"
+grep -q 'testdata/invalid/order-pending/schedule.yaml:[0-9]*:[0-9]*: error: ' "$tmp/err" ||
+	fail "invalid schedule: $(cat "$tmp/err")"
+
+# A corrupt manifest is the reader's to reject: exit 1, never a crash.
+head -c 100 "$tmp/good" >"$tmp/short"
+run verify "$tmp/short"
+[ "$rc" -eq 1 ] || fail "truncated manifest: verify exited $rc"
+run verify "$tmp/missing"
+[ "$rc" -eq 3 ] || fail "missing manifest: verify exited $rc"
+
+# Usage.
+run verify
+[ "$rc" -eq 2 ] || fail "no arguments: exit $rc"
+run verify a b c
+[ "$rc" -eq 2 ] || fail "three arguments: exit $rc"
+run verify --bogus "$tmp/good"
+[ "$rc" -eq 2 ] || fail "unknown option: exit $rc"
+run verify --help
+[ "$rc" -eq 0 ] && grep -q '^usage: cgslot verify' "$tmp/out" || fail "--help"
+
+echo "$failed failed"
+[ "$failed" -eq 0 ]
