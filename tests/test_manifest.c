@@ -690,11 +690,11 @@ START_TEST(targeted_edits)
 		    cgs_put_le32(c + sf + CGS_MF_FRAME_ARENA, 2));
 	EDIT_REJECT(CGS_E_FORMAT, "which holds user-grad frames",
 		    cgs_put_le32(c + sf + CGS_MF_FRAME_ARENA, 1));
-	EDIT_REJECT(CGS_E_FORMAT, "outside arena 0",
+	EDIT_REJECT(CGS_E_FORMAT, "end past arena 0",
 		    cgs_put_le64(c + sf + CGS_MF_FRAME_OFFSET, FX_SAVED * 1024));
-	EDIT_REJECT(CGS_E_FORMAT, "misaligned",
+	EDIT_REJECT(CGS_E_FORMAT, "offset 8 is not a multiple of the alignment 256",
 		    cgs_put_le64(c + sf + CGS_MF_FRAME_OFFSET, 8));
-	EDIT_REJECT(CGS_E_FORMAT, "outside arena 0",
+	EDIT_REJECT(CGS_E_FORMAT, "end past arena 0",
 		    cgs_put_le64(c + sf + CGS_MF_FRAME_OFFSET, ~0ull << 8);
 		    cgs_put_le64(c + sf + CGS_MF_FRAME_SIZE, 1024));
 	EDIT_REJECT(CGS_E_FORMAT, "is labelled",
@@ -706,11 +706,13 @@ START_TEST(targeted_edits)
 	EDIT_REJECT(CGS_E_FORMAT, "which holds saved frames",
 		    cgs_put_le32(c + uf + CGS_MF_FRAME_ARENA, 0));
 	/* Per-variant layouts. */
-	EDIT_REJECT(CGS_E_FORMAT, "input range",
+	EDIT_REJECT(CGS_E_FORMAT, "input range of 1025 bytes at offset 0 is not inside",
 		    cgs_put_le64(c + sr + 8, 1025));
-	EDIT_REJECT(CGS_E_FORMAT, "saved range",
+	EDIT_REJECT(CGS_E_FORMAT, "saved range of 512 bytes at offset 768 is not inside",
 		    cgs_put_le64(c + sr + 32, 768));
-	EDIT_REJECT(CGS_E_FORMAT, "user-grad range",
+	EDIT_REJECT(CGS_E_FORMAT, "output range of 256 bytes at offset 128 is not aligned",
+		    cgs_put_le64(c + sr + 16, 128));
+	EDIT_REJECT(CGS_E_FORMAT, "user-grad range of 256 bytes at offset 512",
 		    cgs_put_le64(c + ul, 512));
 	/* Capture. */
 	EDIT_REJECT(CGS_E_FORMAT, "graph 36 is out of range",

@@ -736,11 +736,17 @@ static int check_frame(struct check *c, const uint8_t *r, const uint8_t *p,
 			    id, kind, chunk, slot, layer, arena,
 			    role ? "saved" : "user-grad");
 	abytes = cgs_get_le64(a + 8);
-	if (off % m->info.alignment || bytes > abytes || off > abytes - bytes)
+	if (off % m->info.alignment)
 		return fail(c, CGS_E_FORMAT,
-			    "rank %u %s frame (%u, %u, %u): range [%llu, +%llu) is misaligned or outside arena %u of %llu bytes",
+			    "rank %u %s frame (%u, %u, %u): offset %llu is not a multiple of the alignment %llu",
 			    id, kind, chunk, slot, layer,
-			    (unsigned long long)off, (unsigned long long)bytes,
+			    (unsigned long long)off,
+			    (unsigned long long)m->info.alignment);
+	if (bytes > abytes || off > abytes - bytes)
+		return fail(c, CGS_E_FORMAT,
+			    "rank %u %s frame (%u, %u, %u): %llu bytes at offset %llu end past arena %u of %llu bytes",
+			    id, kind, chunk, slot, layer,
+			    (unsigned long long)bytes, (unsigned long long)off,
 			    arena, (unsigned long long)abytes);
 	return 0;
 }
@@ -787,11 +793,13 @@ static int check_range(struct check *c, const uint8_t *p, uint64_t frame,
 
 	if (off % c->m->info.alignment || bytes > frame || off > frame - bytes)
 		return fail(c, CGS_E_FORMAT,
-			    "rank %u variant %u saved frame (%u, %u, %u): %s range [%llu, +%llu) is misaligned or outside its %llu-byte frame",
+			    "rank %u variant %u saved frame (%u, %u, %u): %s range of %llu bytes at offset %llu is %s",
 			    cgs_manifest_rank_id(c->m, ri), v, fr.chunk,
-			    fr.slot, fr.layer, what, (unsigned long long)off,
-			    (unsigned long long)bytes,
-			    (unsigned long long)frame);
+			    fr.slot, fr.layer, what, (unsigned long long)bytes,
+			    (unsigned long long)off,
+			    off % c->m->info.alignment
+				    ? "not aligned"
+				    : "not inside its frame");
 	return 0;
 }
 

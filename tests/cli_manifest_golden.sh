@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# Golden manifests pin the format: each schedule under
+# testdata/manifest/golden/ must compile to exactly its manifest.cgslot and
+# dump to exactly its dump.txt and dump.json (valid against the schema);
+# each corrupt manifest under testdata/manifest/corrupt/ must be refused
+# with exit 1 and exactly its expected.txt message.  An independent
+# CRC-32C (tests/manifest_edit.py) checks every golden trailer.
+#
+# CGS_UPDATE_GOLDEN=1 (or tools/update-golden) rewrites the files instead
+# of comparing; review the diff before committing it.
+set -u
+cd "${CGS_SOURCE_ROOT:?}" || exit 1
+cgslot=${CGSLOT:?}
+update=${CGS_UPDATE_GOLDEN:-0}
+golden=testdata/manifest/golden
+corrupt=testdata/manifest/corrupt
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+failed=0
+
+fail() {
+	echo "FAIL: $*"
+	failed=$((failed + 1))
+}
+
+# run EXPECTED_STATUS ARGS...: output goes to $tmp/out and $tmp/err
+run() {
+	local want=$1 rc
+	shift
+	timeout 60 "$cgslot" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq "$want" ] || fail "cgslot $* exited $rc, want $want: $(head -c 400 "$tmp/err")"
+}
+
+# same NEW GOLDEN: compare, or install NEW in update mode.
+same() {
+	if [ "$update" = 1 ]; then
+		cp "$1" "$2"
+	elif ! cmp -s "$1" "$2"; then
+		fail "$2 differs from what cgslot produces now (tools/update-golden regenerates it if the change is intended)"
+		diff <(od -An -tx1 -v "$2" 2>/dev/null || true) <(od -An -tx1 -v "$1") | head -n 8
+	fi
+}
+
+cases=0
+for dir in "$golden"/*/; do
+	dir=${dir%/}
+	cases=$((cases + 1))
+	run 0 compile --quiet "$dir/schedule.yaml" -o "$tmp/m.cgslot"
+	[ -s "$tmp/out" ] && fail "compile --quiet printed: $(cat "$tmp/out")"
+	same "$tmp/m.cgslot" "$dir/manifest.cgslot"
+	run 0 dump "$dir/manifest.cgslot"
+	same "$tmp/out" "$dir/dump.txt"
+	run 0 dump --format json "$dir/manifest.cgslot"
+	same "$tmp/out" "$dir/dump.json"
+done
+[ "$cases" -ge 4 ] || fail "only $cases golden cases found"
+
+python3 tests/manifest_edit.py crc "$golden"/*/manifest.cgslot ||
+	fail "a golden manifest's CRC-32C disagrees with the independent one"
+
+python3 - "$golden"/*/dump.json <<'PY' || fail "a dump does not match schemas/manifest-dump.schema.json"
+import json, sys
+import jsonschema
+schema = json.load(open("schemas/manifest-dump.schema.json"))
+jsonschema.Draft202012Validator.check_schema(schema)
+v = jsonschema.Draft202012Validator(schema)
+bad = 0
+for p in sys.argv[1:]:
+    for e in v.iter_errors(json.load(open(p))):
+        print(f"{p}: {'/'.join(map(str, e.path))}: {e.message}")
+        bad = 1
+# The schema must be able to fail: a dump with a bad role is refused.
+d = json.load(open(sys.argv[1]))
+d["ranks"][0]["arenas"][0]["role"] = "other"
+if v.is_valid(d):
+    print("the schema accepts an unknown arena role")
+    bad = 1
+sys.exit(bad)
+PY
+
+if [ "$update" = 1 ]; then
+	rm -rf "$corrupt"
+	python3 tests/manifest_edit.py corrupt "$golden/dcp-vpp/manifest.cgslot" "$corrupt" ||
+		fail "cannot generate the corrupt cases"
+fi
+cases=0
+for dir in "$corrupt"/*/; do
+	dir=${dir%/}
+	cases=$((cases + 1))
+	timeout 20 "$cgslot" dump "$dir/manifest.cgslot" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq 1 ] || fail "dump of $dir exited $rc, want 1: $(cat "$tmp/err")"
+	[ -s "$tmp/out" ] && fail "dump of $dir printed on stdout"
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "want one error line for $dir: $(cat "$tmp/err")"
+	grep -q "^cgslot: $dir/manifest.cgslot: error: " "$tmp/err" ||
+		fail "error for $dir does not name the file: $(cat "$tmp/err")"
+	same "$tmp/err" "$dir/expected.txt"
+done
+[ "$cases" -ge 10 ] || fail "only $cases corrupt cases found"
+
+[ "$failed" -eq 0 ] || { echo "$failed failure(s)"; exit 1; }
+echo "ok"

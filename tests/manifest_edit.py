@@ -1,0 +1,124 @@
+#!/usr/bin/env python3
+"""Manifest surgery for tests, written from cgslot-manifest(5) alone.
+
+  manifest_edit.py crc FILE...        check each trailer's CRC-32C (exit 1 if bad)
+  manifest_edit.py corrupt SRC DIR    write DIR/<case>/manifest.cgslot, one per
+                                      corruption below, from the golden SRC
+
+Its CRC-32C and table-of-contents parsing are independent of the C code,
+so agreeing with it cross-checks both against the man page.
+"""
+import os
+import struct
+import sys
+
+
+def _table():
+    t = []
+    for b in range(256):
+        c = b
+        for _ in range(8):
+            c = (c >> 1) ^ 0x82F63B78 if c & 1 else c >> 1
+        t.append(c)
+    return t
+
+
+_T = _table()
+
+
+def crc32c(data):
+    c = 0xFFFFFFFF
+    for b in data:
+        c = (c >> 8) ^ _T[(c ^ b) & 0xFF]
+    return c ^ 0xFFFFFFFF
+
+
+def fix_crc(b):
+    struct.pack_into("<I", b, len(b) - 4, crc32c(bytes(b[:-4])))
+
+
+def sections(b):
+    """{id: (offset, bytes)} from the table of contents."""
+    n = struct.unpack_from("<I", b, 16)[0]
+    out = {}
+    for i in range(n):
+        sid, _flags, off, size = struct.unpack_from("<IIQQ", b, 32 + 24 * i)
+        out[sid] = (off, size)
+    return out
+
+
+def check_crc(paths):
+    bad = 0
+    for p in paths:
+        b = open(p, "rb").read()
+        want = struct.unpack_from("<I", b, len(b) - 4)[0]
+        got = crc32c(b[:-4])
+        if want != got or struct.unpack_from("<Q", b, 24)[0] != len(b):
+            print(f"{p}: stored crc {want:08x}, computed {got:08x}")
+            bad = 1
+    return bad
+
+
+def corruptions(src):
+    """(name, bytes) for each corrupt case; most keep a valid checksum so
+    the structural checks behind it are what rejects them."""
+    s = sections(src)
+    meta, _ = s[1]
+    ranks, _ = s[4]
+    orders, _ = s[6]
+    frames, _ = s[8]
+    capture, _ = s[12]
+    arenas, _ = s[7]
+    cases = []
+
+    def edit(name, fn, crc=True):
+        b = bytearray(src)
+        fn(b)
+        if crc:
+            fix_crc(b)
+        cases.append((name, bytes(b)))
+
+    edit("bad-magic", lambda b: b.__setitem__(slice(0, 8), b"CGSLOTXX"))
+    edit("newer-major", lambda b: struct.pack_into("<H", b, 8, 2))
+    edit("checksum", lambda b: b.__setitem__(len(b) // 2, b[len(b) // 2] ^ 0x40),
+         crc=False)
+    cases.append(("truncated", bytes(src[: len(src) // 2])))
+    cases.append(("empty", b""))
+    edit("reserved-header", lambda b: struct.pack_into("<I", b, 20, 1))
+    edit("section-misplaced",
+         lambda b: struct.pack_into("<Q", b, 32 + 8, meta + 8))
+    edit("slots-overflow",
+         lambda b: struct.pack_into("<I", b, meta + 32, 0x80000000))
+    edit("rank-out-of-range", lambda b: struct.pack_into("<I", b, ranks, 9))
+    edit("order-bad-chunk", lambda b: b.__setitem__(orders, 7))
+    edit("order-early-backward", lambda b: b.__setitem__(orders, 0xFF))
+    edit("arena-out-of-range",
+         lambda b: struct.pack_into("<I", b, frames + 16, 5))
+    arena_bytes = struct.unpack_from("<Q", src, arenas + 8)[0]
+    edit("offset-past-arena",
+         lambda b: struct.pack_into("<Q", b, frames + 24, arena_bytes))
+    edit("capture-out-of-range",
+         lambda b: struct.pack_into("<I", b, capture, 0xFFFFFF))
+    edit("capture-repeated",
+         lambda b: b.__setitem__(slice(capture, capture + 4),
+                                 src[capture + 4:capture + 8]))
+    return cases
+
+
+def main(argv):
+    if len(argv) >= 2 and argv[1] == "crc":
+        return check_crc(argv[2:])
+    if len(argv) == 4 and argv[1] == "corrupt":
+        src = open(argv[2], "rb").read()
+        for name, data in corruptions(src):
+            d = os.path.join(argv[3], name)
+            os.makedirs(d, exist_ok=True)
+            with open(os.path.join(d, "manifest.cgslot"), "wb") as f:
+                f.write(data)
+        return 0
+    sys.stderr.write(__doc__)
+    return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv))
