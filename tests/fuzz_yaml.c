@@ -1,0 +1,11 @@
+/* Fuzz target: the YAML adapter and the validator behind it. */
+#include "fuzz.h"
+#include "fuzz_input.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	struct cgs_schedule *s = cgs_fuzz_load("fuzz.yaml", data, size, NULL);
+
+	cgs_schedule_destroy(&s);
+	return 0;
+}
