@@ -256,6 +256,24 @@ extern "C" cudaError_t cgs_selftest_create(struct cgs_selftest **out,
 	}
 	t->chunks = chunks;
 	t->max_blocks = 4 * (unsigned)(multiprocessors > 0 ? multiprocessors : 1);
+	/*
+	 * Launch every kernel once, disabled (the state is zero), so lazy
+	 * module loading happens here and not during a stream capture.
+	 */
+	Work w = {};
+	w.st = t->st;
+	work_kernel<<<1, kThreads>>>(w);
+	send_kernel<<<1, kThreads>>>(t->st);
+	advance_kernel<<<1, 1>>>(t->st, 0, 0, 0, 0, 0, 0);
+	begin_kernel<<<1, 64>>>(t->st, chunks, 0, 0);
+	rc = cudaGetLastError();
+	if (rc == cudaSuccess)
+		rc = cudaDeviceSynchronize();
+	if (rc != cudaSuccess) {
+		cudaFree(t->st);
+		free(t);
+		return rc;
+	}
 	*out = t;
 	return cudaSuccess;
 }

@@ -1,0 +1,19 @@
+#!/bin/sh
+# GPU self-test of libcgslot (suite 'gpu'): compile SCHEDULE, replay
+# ITERATIONS random iterations with `cgslot replay` (0 corrupted bytes
+# required), then check that --overlap-test reports corruption.  Exits 77,
+# skipped, where there is no GPU or cgslot was built without CUDA.
+# Usage: gpu_replay.sh SCHEDULE ITERATIONS  (CGSLOT: the cgslot binary;
+# CGS_GPU_ITERATIONS overrides ITERATIONS)
+set -u
+cgslot=${CGSLOT:?CGSLOT must name the cgslot binary}
+schedule=$1
+iterations=${CGS_GPU_ITERATIONS:-$2}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+"$cgslot" compile --quiet "$schedule" -o "$tmp/m.cgm" || exit 1
+"$cgslot" replay "$tmp/m.cgm" --iterations "$iterations" --seed 5
+rc=$?
+[ "$rc" -eq 0 ] || exit "$rc"
+"$cgslot" replay "$tmp/m.cgm" --iterations 4 --seed 6 --overlap-test
