@@ -470,6 +470,7 @@ START_TEST(clique_search)
 {
 	struct cgs_graph g;
 	uint32_t col[12], a, b;
+	uint32_t weight[12] = {1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1};
 	uint64_t budget = 10000;
 
 	/* a 5-cycle plus a hidden 4-clique on 7..10 */
@@ -481,11 +482,19 @@ START_TEST(clique_search)
 			add_edge(&g, a, b);
 	add_edge(&g, 6, 7);
 	add_edge(&g, 11, 0);
-	ck_assert_int_eq(cgs_clique_max(&g, 2, &budget), 4);
+	ck_assert_int_eq(cgs_clique_max(&g, NULL, 2, 12, &budget), 4);
 	ck_assert_int_eq(cgs_colour_dsatur(&g, col), 4);
 	assert_proper(&g, col);
+	/* told that 2 colours suffice, it searches nothing */
+	budget = 10000;
+	ck_assert_int_eq(cgs_clique_max(&g, NULL, 2, 2, &budget), 2);
+	ck_assert_uint_eq(budget, 10000);
 	budget = 0;
-	ck_assert_int_eq(cgs_clique_max(&g, 2, &budget), 2);
+	ck_assert_int_eq(cgs_clique_max(&g, NULL, 2, 12, &budget), 2);
+	/* weighted: vertex 6 (weight 9) and 7 beat the 4-clique of 1s */
+	weight[6] = 9;
+	budget = 10000;
+	ck_assert_int_eq(cgs_clique_max(&g, weight, 2, 100, &budget), 10);
 	cgs_graph_release(&g);
 }
 END_TEST

@@ -239,7 +239,8 @@ out:
 
 struct clique {
 	const struct cgs_graph *g;
-	uint32_t best;
+	const uint32_t *weight;   /* NULL: every vertex weighs 1 */
+	uint64_t best, upper;
 	uint64_t *budget;
 	int stop, nomem;
 };
@@ -254,14 +255,15 @@ static uint32_t popcount_row(const uint64_t *row, uint32_t words)
 }
 
 /*
- * Tomita's MCQ: colour the candidates greedily; a vertex of colour k can
- * extend the clique by at most k, which prunes most branches.
+ * Tomita's MCQ, weighted: colour the candidates greedily; the vertices of
+ * colour classes 1..k can add at most the sum of those classes' heaviest
+ * weights, which prunes most branches.
  */
-static void clique_expand(struct clique *q, uint32_t size, uint64_t *cand)
+static void clique_expand(struct clique *q, uint64_t size, uint64_t *cand)
 {
 	uint32_t words = q->g->words, m = popcount_row(cand, words);
-	uint32_t *order = NULL, *bound = NULL, idx = 0, k = 0, i, v, w;
-	uint64_t *left = NULL, *avail = NULL, *next = NULL;
+	uint32_t *order = NULL, *cls = NULL, idx = 0, k = 0, i, v, w;
+	uint64_t *left = NULL, *avail = NULL, *next = NULL, *bound = NULL;
 
 	if (q->stop)
 		return;
@@ -271,16 +273,20 @@ static void clique_expand(struct clique *q, uint32_t size, uint64_t *cand)
 	}
 	(*q->budget)--;
 	order = malloc(m * sizeof(*order) + 1);
-	bound = malloc(m * sizeof(*bound) + 1);
+	cls = malloc(m * sizeof(*cls) + 1);
+	bound = malloc((m + 1) * sizeof(*bound));
 	left = malloc(words * sizeof(*left) * 3 + 1);
-	if (!order || !bound || !left) {
+	if (!order || !cls || !bound || !left) {
 		q->nomem = q->stop = 1;
 		goto out;
 	}
 	avail = left + words;
 	next = avail + words;
 	memcpy(left, cand, words * sizeof(*left));
+	bound[0] = 0;
 	while (idx < m) {
+		uint64_t heaviest = 0;
+
 		k++;
 		memcpy(avail, left, words * sizeof(*avail));
 		for (w = 0; w < words; w++) {
@@ -295,47 +301,56 @@ static void clique_expand(struct clique *q, uint32_t size, uint64_t *cand)
 					avail[j] &= ~row[j];
 				cgs_bit_clear(avail, v);
 				order[idx] = v;
-				bound[idx] = k;
+				cls[idx] = k;
 				idx++;
+				if ((q->weight ? q->weight[v] : 1) > heaviest)
+					heaviest = q->weight ? q->weight[v] : 1;
 			}
 		}
+		bound[k] = bound[k - 1] + heaviest;
 	}
 	for (i = m; i-- > 0;) {
 		const uint64_t *row;
+		uint64_t wv;
 		int any = 0;
 
-		if (size + bound[i] <= q->best || q->stop)
+		if (size + bound[cls[i]] <= q->best || q->stop)
 			break;
 		v = order[i];
+		wv = q->weight ? q->weight[v] : 1;
 		row = cgs_graph_row(q->g, v);
 		for (w = 0; w < words; w++) {
 			next[w] = cand[w] & row[w];
 			any |= next[w] != 0;
 		}
 		if (!any) {
-			if (size + 1 > q->best)
-				q->best = size + 1;
+			if (size + wv > q->best)
+				q->best = size + wv;
+			if (q->best >= q->upper)
+				q->stop = 1;
 		} else {
-			clique_expand(q, size + 1, next);
-			/* next is scratch of this level: the callee copied it */
+			/* the callee consumes next; it is rebuilt each turn */
+			clique_expand(q, size + wv, next);
 		}
 		cgs_bit_clear(cand, v);
 	}
 out:
 	free(order);
+	free(cls);
 	free(bound);
 	free(left);
 }
 
-int64_t cgs_clique_max(const struct cgs_graph *g, uint32_t known,
-		       uint64_t *budget)
+int64_t cgs_clique_max(const struct cgs_graph *g, const uint32_t *weight,
+		       uint64_t known, uint64_t upper, uint64_t *budget)
 {
-	struct clique q = {.g = g, .best = known, .budget = budget};
+	struct clique q = {.g = g, .weight = weight, .best = known,
+			   .upper = upper, .budget = budget};
 	uint64_t *cand;
 	uint32_t v;
 
-	if (g->n == 0)
-		return 0;
+	if (g->n == 0 || known >= upper)
+		return (int64_t)known;
 	cand = calloc(g->words, sizeof(*cand));
 	if (!cand)
 		return CGS_E_NOMEM;
@@ -345,68 +360,61 @@ int64_t cgs_clique_max(const struct cgs_graph *g, uint32_t known,
 	free(cand);
 	if (q.nomem)
 		return CGS_E_NOMEM;
-	return q.best > known ? q.best : known;
+	return (int64_t)q.best;
 }
 
-struct span {
-	uint64_t start, end;
-};
-
-static int span_cmp(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-
-	if (x->start != y->start)
-		return x->start < y->start ? -1 : 1;
-	return (x->end > y->end) - (x->end < y->end);
-}
-
+/*
+ * Placed items are kept in one list sorted by offset, so each new item
+ * scans it once, skipping non-neighbours: O(n) per item, no sorting.
+ */
 int cgs_pack_first_fit(const struct cgs_graph *g, const uint64_t *size,
 		       const uint32_t *order, uint64_t *offset,
 		       uint64_t *total)
 {
-	uint32_t n = g->n, words = g->words, i, u;
-	uint64_t *placed = calloc(words + 1, sizeof(*placed));
-	struct span *busy = malloc((n ? n : 1) * sizeof(*busy));
+	uint32_t n = g->n, i, j, lo, hi, m = 0;
+	uint32_t *by_offset = malloc((n ? n : 1) * sizeof(*by_offset));
 	uint64_t top = 0;
 
-	if (!placed || !busy) {
-		free(placed);
-		free(busy);
+	if (!by_offset)
 		return CGS_E_NOMEM;
-	}
 	for (i = 0; i < n; i++) {
-		uint32_t v = order[i], m = 0, j;
+		uint32_t v = order[i];
 		const uint64_t *row = cgs_graph_row(g, v);
 		uint64_t at = 0;
 
-		if (size[v]) {
-			for (uint32_t w = 0; w < words; w++) {
-				uint64_t bits = row[w] & placed[w];
+		offset[v] = 0;
+		if (size[v] == 0)
+			continue;
+		for (j = 0; j < m; j++) {
+			uint32_t u = by_offset[j];
 
-				for (; bits; bits &= bits - 1) {
-					u = w * 64 + (uint32_t)__builtin_ctzll(bits);
-					if (size[u])
-						busy[m++] = (struct span){
-							offset[u],
-							offset[u] + size[u]};
-				}
-			}
-			qsort(busy, m, sizeof(*busy), span_cmp);
-			for (j = 0; j < m; j++) {
-				if (busy[j].start >= at + size[v])
-					break;
-				if (busy[j].end > at)
-					at = busy[j].end;
-			}
+			if (!cgs_bit_test(row, u))
+				continue;
+			if (offset[u] >= at + size[v])
+				break;
+			if (offset[u] + size[u] > at)
+				at = offset[u] + size[u];
 		}
 		offset[v] = at;
 		if (at + size[v] > top)
 			top = at + size[v];
-		cgs_bit_set(placed, v);
+		/* insert after every item that starts at or below `at` */
+		lo = 0;
+		hi = m;
+		while (lo < hi) {
+			uint32_t mid = lo + (hi - lo) / 2;
+
+			if (offset[by_offset[mid]] <= at)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		memmove(by_offset + lo + 1, by_offset + lo,
+			(m - lo) * sizeof(*by_offset));
+		by_offset[lo] = v;
+		m++;
 	}
 	*total = top;
-	free(placed);
-	free(busy);
+	free(by_offset);
 	return 0;
 }

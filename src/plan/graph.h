@@ -71,13 +71,15 @@ int cgs_colour_exact(const struct cgs_graph *g, uint32_t lower, uint32_t k,
 		     uint32_t *colour, uint64_t *budget);
 
 /*
- * The size of the largest clique found by a bounded branch and bound
- * (greedy-colouring bound), at least `known` (a clique the caller already
- * has).  *budget nodes at most, decremented.  Returns the size or a
- * negative CGS_E_* code.
+ * The weight of the heaviest clique found by a bounded branch and bound
+ * (greedy-colouring bound); weight may be NULL for 1 per vertex.  The
+ * result is at least `known` (a clique the caller already has).  Stops as
+ * soon as it reaches `upper` (no clique can be heavier) or after *budget
+ * nodes, which it decrements.  Returns the weight or a negative CGS_E_*
+ * code.
  */
-int64_t cgs_clique_max(const struct cgs_graph *g, uint32_t known,
-		       uint64_t *budget);
+int64_t cgs_clique_max(const struct cgs_graph *g, const uint32_t *weight,
+		       uint64_t known, uint64_t upper, uint64_t *budget);
 
 /*
  * First-fit packing of n items with sizes (multiples of the alignment) so

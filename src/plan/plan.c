@@ -201,6 +201,7 @@ struct rank_ctx {
 	uint32_t *group_first;                  /* n_groups + 1 */
 	uint32_t *ug_first;                     /* n_groups + 1 */
 	uint32_t *saved_colour, *ug_colour;
+	uint32_t *group_weight;                 /* layers of each group */
 };
 
 /* Per-variant layouts inside frames and the frame sizes. */
@@ -414,9 +415,12 @@ static int build_frame_graph(struct rank_ctx *x)
 
 /*
  * DSATUR, then, when it uses more colours than the largest clique known,
- * a bounded clique search and a bounded exact colouring.
+ * a bounded clique search and a bounded exact colouring.  The clique is
+ * searched on `cg` with vertex weights (groups weighted by their layers:
+ * the twins of a group stand or fall together), far smaller than g.
  */
-static int colour_role(const struct cgs_graph *g, uint32_t clique,
+static int colour_role(const struct cgs_graph *g, const struct cgs_graph *cg,
+		       const uint32_t *weight, uint32_t clique,
 		       uint64_t budget, uint32_t *colour,
 		       struct cgs_role_stats *st)
 {
@@ -428,7 +432,7 @@ static int colour_role(const struct cgs_graph *g, uint32_t clique,
 		return k;
 	if ((uint32_t)k > clique) {
 		b = budget;
-		lb = cgs_clique_max(g, clique, &b);
+		lb = cgs_clique_max(cg, weight, clique, (uint64_t)k, &b);
 		if (lb < 0)
 			return (int)lb;
 	}
@@ -661,12 +665,14 @@ static int plan_rank(struct rank_ctx *x, struct cgs_error *err)
 	x->ug_first = calloc(x->n_groups + 1, sizeof(uint32_t));
 	x->saved_colour = calloc(rp->n_saved + 1, sizeof(uint32_t));
 	x->ug_colour = calloc(x->n_groups + 1, sizeof(uint32_t));
+	x->group_weight = calloc(x->n_groups + 1, sizeof(uint32_t));
 	size = calloc((uint64_t)rp->n_saved + 1, sizeof(*size));
 	offset = calloc((uint64_t)rp->n_saved + 1, sizeof(*offset));
 	rp->arenas = calloc(2, sizeof(*rp->arenas));
 	if (!rp->saved || !rp->user_grad || !x->first_live_g ||
 	    !x->first_live_u || !x->group_first || !x->ug_first ||
-	    !x->saved_colour || !x->ug_colour || !size || !offset ||
+	    !x->saved_colour || !x->ug_colour || !x->group_weight ||
+	    !size || !offset ||
 	    !rp->arenas || cgs_graph_init(&x->groups, x->n_groups) ||
 	    cgs_graph_init(&x->ugs, x->n_groups)) {
 		rc = cgs_error_set(err, CGS_E_NOMEM, "out of memory");
@@ -702,11 +708,15 @@ static int plan_rank(struct rank_ctx *x, struct cgs_error *err)
 		rc = cgs_error_set(err, CGS_E_NOMEM, "out of memory");
 		goto out;
 	}
-	rc = colour_role(&x->frames, x->clique_saved, x->opt->colour_budget,
+	for (g = 0; g < x->n_groups; g++)
+		x->group_weight[g] = s->layers[g / S];
+	rc = colour_role(&x->frames, &x->groups, x->group_weight,
+			 x->clique_saved, x->opt->colour_budget,
 			 x->saved_colour, &rp->saved_stats);
 	if (rc == 0)
-		rc = colour_role(&x->ugs, x->clique_ug, x->opt->colour_budget,
-				 x->ug_colour, &rp->user_grad_stats);
+		rc = colour_role(&x->ugs, &x->ugs, NULL, x->clique_ug,
+				 x->opt->colour_budget, x->ug_colour,
+				 &rp->user_grad_stats);
 	if (rc) {
 		rc = cgs_error_set(err, rc, "out of memory");
 		goto out;
@@ -792,6 +802,7 @@ static void rank_ctx_release(struct rank_ctx *x)
 	free(x->ug_first);
 	free(x->saved_colour);
 	free(x->ug_colour);
+	free(x->group_weight);
 	memset(x, 0, sizeof(*x));
 }
 
