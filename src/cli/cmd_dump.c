@@ -11,6 +11,7 @@
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "cli/report.h"
 #include "common/error.h"
 #include "manifest/format.h"
 #include "manifest/manifest.h"
@@ -350,9 +351,17 @@ static void dump_json(const struct cgs_manifest *m)
 
 static int dump_te_plan(const struct cgs_manifest *m, struct cgs_error *err)
 {
-	(void)m;
-	return cgs_error_set(err, CGS_E_STATE,
-			     "--format te-plan is not built yet");
+	struct cgs_report *r = NULL;
+	int rc;
+
+	rc = cgs_report_from_manifest(m, &r, err);
+	if (rc == 0) {
+		rc = cgs_report_print_te_plan(stdout, r);
+		if (rc)
+			cgs_error_set(err, rc, "cannot print the slot plan");
+	}
+	cgs_report_destroy(&r);
+	return rc;
 }
 
 int cgs_cmd_dump(int argc, char **argv)
