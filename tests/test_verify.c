@@ -25,6 +25,7 @@ struct fixture {
 	int32_t entries[MAX_ENTRIES];
 	uint64_t arena_bytes[2];
 	struct cgs_verify_range *saved, *user_grad;
+	struct cgs_verify_range *saved_frames, *user_grad_frames;
 	struct cgs_verify_rank vr;
 };
 
@@ -90,7 +91,32 @@ static void fx_release(struct fixture *fx)
 {
 	free(fx->saved);
 	free(fx->user_grad);
+	free(fx->saved_frames);
+	free(fx->user_grad_frames);
 	fx->saved = fx->user_grad = NULL;
+	fx->saved_frames = fx->user_grad_frames = NULL;
+}
+
+/* Give every frame its extent in the default layout. */
+static void fx_extents(struct fixture *fx)
+{
+	uint32_t f, u, n_ug = fx->vr.vpp * fx->vr.slots, max_layers = 0, c;
+
+	for (c = 0; c < fx->vr.vpp; c++)
+		max_layers = fx->layers[c] > max_layers ? fx->layers[c]
+							: max_layers;
+	fx->saved_frames = calloc(fx->vr.n_saved, sizeof(*fx->saved_frames));
+	fx->user_grad_frames = calloc(n_ug, sizeof(*fx->user_grad_frames));
+	ck_assert_ptr_nonnull(fx->saved_frames);
+	ck_assert_ptr_nonnull(fx->user_grad_frames);
+	for (f = 0; f < fx->vr.n_saved; f++)
+		fx->saved_frames[f] = (struct cgs_verify_range){
+			0, (uint64_t)f * 3 * UNIT, 3 * UNIT};
+	for (u = 0; u < n_ug; u++)
+		fx->user_grad_frames[u] = (struct cgs_verify_range){
+			1, (uint64_t)u * max_layers * UNIT, max_layers * UNIT};
+	fx->vr.saved_frames = fx->saved_frames;
+	fx->vr.user_grad_frames = fx->user_grad_frames;
 }
 
 static void fx_order(struct fixture *fx, uint32_t n, const int32_t *e,
@@ -333,6 +359,39 @@ START_TEST(arena_bounds)
 END_TEST
 
 /* Ranges of no bytes hold nothing and overlap nothing. */
+/* Frame extents: ranges stay inside them, and live extents are apart. */
+START_TEST(extents)
+{
+	struct fixture fx;
+
+	fx_init(&fx, 2, 1, two_layers, 2);
+	fx_extents(&fx);
+	ORDER(&fx, 2, 1, 1, -1, -1);
+	expect_pass(&fx);
+	/* A role of variant 1 that pokes out of its frame. */
+	saved_at(&fx, 0, 0, 1, 1, 2)->offset += UNIT;
+	EXPECT_VIOLATION(&fx, "rank 3: saved frame (chunk 0, slot 0, layer 1) "
+			 "variant 1 role saved arena 0 [384, 448) lies outside "
+			 "saved frame (chunk 0, slot 0, layer 1) extent arena 0 "
+			 "[192, 384)");
+	saved_at(&fx, 0, 0, 1, 1, 2)->offset -= UNIT;
+	grad_at(&fx, 0, 1, 0, 0)->arena = 0;
+	EXPECT_VIOLATION(&fx, "user-gradient frame (chunk 0, slot 1) layer 0 "
+			 "variant 0 arena 0 [128, 192) lies outside "
+			 "user-gradient frame (chunk 0, slot 1) extent arena 1");
+	grad_at(&fx, 0, 1, 0, 0)->arena = 1;
+	expect_pass(&fx);
+	/* Extents of live frames overlap though their ranges do not. */
+	fx.saved_frames[2].offset -= UNIT;
+	fx.saved_frames[2].bytes += UNIT;
+	EXPECT_VIOLATION(&fx, "N 2, order position 1 (entry +1)",
+			 "saved frame (chunk 0, slot 0, layer 1) ",
+			 "saved frame (chunk 0, slot 1, layer 0) extent "
+			 "arena 0 [320, 576)");
+	fx_release(&fx);
+}
+END_TEST
+
 START_TEST(empty_ranges)
 {
 	struct fixture fx;
@@ -697,6 +756,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, within_frame);
 	tcase_add_test(tc, layers_of_one_event);
 	tcase_add_test(tc, arena_bounds);
+	tcase_add_test(tc, extents);
 	tcase_add_test(tc, empty_ranges);
 	tcase_add_test(tc, malformed_orders);
 	tcase_add_test(tc, reused_frames);

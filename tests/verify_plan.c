@@ -18,8 +18,12 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 	d->variant_names = malloc(s->n_variants * sizeof(*d->variant_names));
 	d->saved = malloc((n * 3 + 1) * sizeof(*d->saved));
 	d->user_grad = malloc((n + 1) * sizeof(*d->user_grad));
+	d->saved_frames = malloc(((size_t)rp->n_saved + 1) *
+				 sizeof(*d->saved_frames));
+	d->user_grad_frames = malloc(((size_t)rp->n_user_grad + 1) *
+				     sizeof(*d->user_grad_frames));
 	if (!d->arena_bytes || !d->variant_names || !d->saved ||
-	    !d->user_grad) {
+	    !d->user_grad || !d->saved_frames || !d->user_grad_frames) {
 		cgs_verify_plan_rank_release(d);
 		return CGS_E_NOMEM;
 	}
@@ -27,6 +31,14 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 		d->arena_bytes[a] = rp->arenas[a].bytes;
 	for (v = 0; v < s->n_variants; v++)
 		d->variant_names[v] = s->variants[v].name;
+	for (f = 0; f < rp->n_saved; f++)
+		d->saved_frames[f] = (struct cgs_verify_range){
+			rp->saved[f].arena, rp->saved[f].offset,
+			rp->saved[f].bytes};
+	for (f = 0; f < rp->n_user_grad; f++)
+		d->user_grad_frames[f] = (struct cgs_verify_range){
+			rp->user_grad[f].arena, rp->user_grad[f].offset,
+			rp->user_grad[f].bytes};
 	for (v = 0; v < s->n_variants; v++)
 		for (f = 0; f < rp->n_saved; f++) {
 			const struct cgs_frame *sf = &rp->saved[f];
@@ -66,6 +78,8 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 		.n_saved = rp->n_saved,
 		.saved = d->saved,
 		.user_grad = d->user_grad,
+		.saved_frames = d->saved_frames,
+		.user_grad_frames = d->user_grad_frames,
 	};
 	return 0;
 }
@@ -78,6 +92,8 @@ void cgs_verify_plan_rank_release(struct cgs_verify_plan_rank *d)
 	free(d->variant_names);
 	free(d->saved);
 	free(d->user_grad);
+	free(d->saved_frames);
+	free(d->user_grad_frames);
 	*d = (struct cgs_verify_plan_rank){0};
 }
 

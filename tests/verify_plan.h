@@ -16,6 +16,8 @@ struct cgs_verify_plan_rank {
 	const char **variant_names;
 	struct cgs_verify_range *saved;
 	struct cgs_verify_range *user_grad;
+	struct cgs_verify_range *saved_frames;      /* frame extents */
+	struct cgs_verify_range *user_grad_frames;
 };
 
 /*

@@ -41,6 +41,9 @@ struct verifier {
 	const struct piece **active_a, **active_b; /* sweep scratch */
 };
 
+/* The variant of a piece that is a frame's whole extent. */
+#define CGS_VERIFY_EXTENT UINT32_MAX
+
 static const char *const role_names[] = {
 	"input", "output", "saved", "user_grad",
 };
@@ -68,13 +71,23 @@ static void describe_piece(const struct verifier *v, const struct piece *p,
 		c++;
 	rest = f - v->layer_base[c] * vr->slots;
 	layer = rest % vr->layers[c];
-	variant_label(vr, p->variant, var, sizeof(var));
-	if (p->frame < vr->n_saved)
+	if (p->variant != CGS_VERIFY_EXTENT)
+		variant_label(vr, p->variant, var, sizeof(var));
+	if (p->frame < vr->n_saved && p->variant == CGS_VERIFY_EXTENT)
+		snprintf(buf, size,
+			 "saved frame (chunk %" PRIu32 ", slot %" PRIu32
+			 ", layer %" PRIu32 ") extent", c,
+			 rest / vr->layers[c], layer);
+	else if (p->frame < vr->n_saved)
 		snprintf(buf, size,
 			 "saved frame (chunk %" PRIu32 ", slot %" PRIu32
 			 ", layer %" PRIu32 ") variant %s role %s",
 			 c, rest / vr->layers[c], layer, var,
 			 role_names[p->sub]);
+	else if (p->variant == CGS_VERIFY_EXTENT)
+		snprintf(buf, size,
+			 "user-gradient frame (chunk %" PRIu32 ", slot %" PRIu32
+			 ") extent", c, rest / vr->layers[c]);
 	else
 		snprintf(buf, size,
 			 "user-gradient frame (chunk %" PRIu32 ", slot %" PRIu32
@@ -130,7 +143,8 @@ static int check_shape(const struct cgs_verify_rank *vr,
 			total);
 	/* Groups squared must be addressable; frames times variants too. */
 	if ((uint64_t)vr->vpp * vr->slots > CGS_VERIFY_MAX_GROUPS ||
-	    (uint64_t)vr->n_saved * vr->n_variants * 4 > UINT32_MAX)
+	    (uint64_t)vr->n_saved * ((uint64_t)vr->n_variants * 4 + 1) +
+		    (uint64_t)vr->vpp * vr->slots > UINT32_MAX)
 		return cgs_error_set(err, CGS_E_LIMIT,
 			"rank %" PRIu32 ": %" PRIu32 " chunks times %" PRIu32
 			" slots is more than the verifier handles (%u)",
@@ -195,14 +209,65 @@ static int piece_cmp(const void *x, const void *y)
 }
 
 /* Collect every non-empty range, group by group, and sort each group. */
+/* The extent of the frame a piece belongs to, or NULL when not given. */
+static const struct cgs_verify_range *extent_of(const struct verifier *v,
+						const struct piece *p)
+{
+	const struct cgs_verify_rank *vr = v->vr;
+
+	if (p->frame < vr->n_saved)
+		return vr->saved_frames ? &vr->saved_frames[p->frame] : NULL;
+	return vr->user_grad_frames ?
+		&vr->user_grad_frames[p->frame - vr->n_saved] : NULL;
+}
+
+static int outside_extent(struct verifier *v, const struct piece *p)
+{
+	const struct cgs_verify_range *e = extent_of(v, p);
+	char desc[192], ext[192];
+	struct piece whole = *p;
+
+	if (!e || (p->arena == e->arena && p->start >= e->offset &&
+		   p->end <= e->offset + e->bytes))
+		return 0;
+	whole.variant = CGS_VERIFY_EXTENT;
+	describe_piece(v, p, desc, sizeof(desc));
+	describe_piece(v, &whole, ext, sizeof(ext));
+	return cgs_error_set(v->err, CGS_E_VERIFY,
+		"rank %" PRIu32 ": %s arena %" PRIu32 " [%" PRIu64 ", %" PRIu64
+		") lies outside %s arena %" PRIu32 " [%" PRIu64 ", %" PRIu64 ")",
+		v->vr->rank, desc, p->arena, p->start, p->end, ext, e->arena,
+		e->offset, e->offset + e->bytes);
+}
+
+/* Add one range as a piece of the current group; checks it first. */
+static int add_piece(struct verifier *v, const struct cgs_verify_range *src,
+		     uint32_t frame, uint32_t sub, uint32_t variant,
+		     uint32_t *n)
+{
+	struct piece *p = &v->pieces[*n];
+	uint32_t before = *n;
+	int rc;
+
+	p->frame = frame;
+	p->sub = sub;
+	p->variant = variant;
+	rc = make_piece(v, src, p, n);
+	if (rc == 0 && *n > before && variant != CGS_VERIFY_EXTENT)
+		rc = outside_extent(v, p);
+	return rc;
+}
+
+/* Collect every non-empty range, group by group, and sort each group. */
 static int build_pieces(struct verifier *v)
 {
 	const struct cgs_verify_rank *vr = v->vr;
 	uint32_t S = vr->slots, ms = vr->vpp * S;
-	uint64_t cap = (uint64_t)vr->n_saved * vr->n_variants * 4;
+	uint64_t cap = (uint64_t)vr->n_saved * (vr->n_variants * 4 + 1) + ms;
 	uint32_t g, c, s, l, var, r, n = 0;
+	int rc;
 
-	v->pieces = malloc((cap ? cap : 1) * sizeof(*v->pieces));
+	v->pieces = malloc(cap * sizeof(*v->pieces));
 	v->group_start = malloc(((size_t)v->n_groups + 1) *
 				sizeof(*v->group_start));
 	if (!v->pieces || !v->group_start)
@@ -211,28 +276,40 @@ static int build_pieces(struct verifier *v)
 				     cap);
 	for (g = 0; g < v->n_groups; g++) {
 		int ug = g >= ms;
+		uint32_t u, first;
 
 		c = (g % ms) / S;
 		s = g % S;
+		u = c * S + s;
+		first = v->layer_base[c] * S + s * vr->layers[c];
 		v->group_start[g] = n;
+		if (ug && vr->user_grad_frames) {
+			rc = add_piece(v, &vr->user_grad_frames[u],
+				       vr->n_saved + u, first,
+				       CGS_VERIFY_EXTENT, &n);
+			if (rc)
+				return rc;
+		}
 		for (l = 0; l < vr->layers[c]; l++) {
-			uint32_t f = v->layer_base[c] * S + s * vr->layers[c] + l;
+			uint32_t f = first + l;
 
+			if (!ug && vr->saved_frames) {
+				rc = add_piece(v, &vr->saved_frames[f], f, 0,
+					       CGS_VERIFY_EXTENT, &n);
+				if (rc)
+					return rc;
+			}
 			for (var = 0; var < vr->n_variants; var++) {
 				uint64_t i = (uint64_t)var * vr->n_saved + f;
 
 				for (r = 0; r < (ug ? 1u : 3u); r++) {
-					struct piece *p = &v->pieces[n];
-					const struct cgs_verify_range *src;
-
-					p->frame = ug ? vr->n_saved + c * S + s : f;
-					p->sub = ug ? f : r;
-					p->variant = var;
-					src = ug ? &vr->user_grad[i]
-						 : &vr->saved[i * 3 + r];
-					if (make_piece(v, src, p, &n))
-						return v->err ? v->err->code
-							      : CGS_E_VERIFY;
+					rc = ug ? add_piece(v, &vr->user_grad[i],
+							    vr->n_saved + u, f,
+							    var, &n)
+						: add_piece(v, &vr->saved[i * 3 + r],
+							    f, r, var, &n);
+					if (rc)
+						return rc;
 				}
 			}
 		}
@@ -261,6 +338,7 @@ static int check_group(struct verifier *v, uint32_t g)
 			if (a->arena != p[i].arena || a->end <= p[i].start)
 				continue;
 			v->active_a[k++] = a;
+			/* Variants of one frame, or a frame and its extent. */
 			if (a->frame != p[i].frame || a->variant == p[i].variant)
 				return report_overlap(v, "", a, &p[i]);
 		}

@@ -23,7 +23,9 @@
  *     of variants (all layers of an event are live together);
  *  5. two frames that are live at the same instant of any stored order are
  *     disjoint for every pair of variants: each microbatch may pick any
- *     variant.
+ *     variant;
+ *  6. when frame extents are given, each range lies inside its frame's
+ *     extent, and extents obey 4 and 5 as well.
  * Lifetimes, inclusive: saved frame (c, s, l) of microbatch k from the
  * forward of (c, k) to its backward; user-gradient frame (c, s) from the
  * backward of (c, k) through the next backward event of any chunk (to the
@@ -89,6 +91,16 @@ struct cgs_verify_rank {
 	 * frame f = (c, s, l) for variant v, inside user-grad frame (c, s).
 	 */
 	const struct cgs_verify_range *user_grad;
+
+	/*
+	 * Optional (NULL: not checked): each frame's whole extent, the
+	 * maximum over variants, as the runtime and bindings may address it.
+	 * When given, every range of a frame must lie inside its extent, and
+	 * extents take part in the overlap checks like any range.
+	 *   saved_frames[f], f < n_saved; user_grad_frames[u], u < vpp * slots
+	 */
+	const struct cgs_verify_range *saved_frames;
+	const struct cgs_verify_range *user_grad_frames;
 };
 
 /* Work done, summed over calls (for the CLI's summary line). */

@@ -22,6 +22,8 @@ void cgs_verify_rank_storage_release(struct cgs_verify_rank_storage *st)
 	free(st->arena_bytes);
 	free(st->saved);
 	free(st->user_grad);
+	free(st->saved_frames);
+	free(st->user_grad_frames);
 	*st = (struct cgs_verify_rank_storage){0};
 }
 
@@ -36,12 +38,18 @@ static void copy_ranges(struct cgs_verify_rank_storage *st,
 			struct cgs_manifest_frame ug = cgs_manifest_user_grad_frame(
 				m, ri, c * in->slots + s);
 
+			st->user_grad_frames[c * in->slots + s] =
+				(struct cgs_verify_range){ug.arena, ug.offset,
+							  ug.bytes};
+
 			for (l = 0; l < st->layers[c]; l++) {
 				struct cgs_manifest_frame sf;
 
 				f = cgs_manifest_layer_base(m, c) * in->slots +
 				    s * st->layers[c] + l;
 				sf = cgs_manifest_saved_frame(m, ri, f);
+				st->saved_frames[f] = (struct cgs_verify_range){
+					sf.arena, sf.offset, sf.bytes};
 				for (v = 0; v < in->n_variants; v++) {
 					uint64_t i = (uint64_t)v * in->n_saved + f;
 					struct cgs_manifest_range g =
@@ -79,9 +87,13 @@ int cgs_verify_rank_from_manifest(struct cgs_verify_rank_storage *st,
 				 sizeof(*st->arena_bytes));
 	st->saved = malloc((ranges * 3 + 1) * sizeof(*st->saved));
 	st->user_grad = malloc((ranges + 1) * sizeof(*st->user_grad));
+	st->saved_frames = malloc(((size_t)in->n_saved + 1) *
+				  sizeof(*st->saved_frames));
+	st->user_grad_frames = malloc(((size_t)in->n_user_grad + 1) *
+				      sizeof(*st->user_grad_frames));
 	if (!st->layers || !st->variant_names || !st->reachable ||
 	    !st->order_start || !st->arena_bytes || !st->saved ||
-	    !st->user_grad)
+	    !st->user_grad || !st->saved_frames || !st->user_grad_frames)
 		goto nomem;
 	for (i = 0; i < in->vpp; i++)
 		st->layers[i] = cgs_manifest_chunk_layers(m, i);
@@ -119,6 +131,8 @@ int cgs_verify_rank_from_manifest(struct cgs_verify_rank_storage *st,
 	vr->n_saved = in->n_saved;
 	vr->saved = st->saved;
 	vr->user_grad = st->user_grad;
+	vr->saved_frames = st->saved_frames;
+	vr->user_grad_frames = st->user_grad_frames;
 	return 0;
 nomem:
 	cgs_verify_rank_storage_release(st);

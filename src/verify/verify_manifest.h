@@ -17,6 +17,8 @@ struct cgs_verify_rank_storage {
 	uint64_t *arena_bytes;
 	struct cgs_verify_range *saved;
 	struct cgs_verify_range *user_grad;
+	struct cgs_verify_range *saved_frames;      /* extents */
+	struct cgs_verify_range *user_grad_frames;
 };
 
 /*
