@@ -99,5 +99,33 @@ for dir in "$corrupt"/*/; do
 done
 [ "$cases" -ge 10 ] || fail "only $cases corrupt cases found"
 
+# A newer minor version with an unknown optional section, built by the
+# Python writer from the man page alone, loads and dumps like the original.
+future=testdata/manifest/compat/minor-optional/manifest.cgslot
+if [ "$update" = 1 ]; then
+	mkdir -p "$(dirname "$future")"
+	python3 tests/manifest_edit.py future "$golden/dcp-vpp/manifest.cgslot" "$future"
+fi
+run 0 dump "$future"
+grep -q "^manifest    format 1.1, " "$tmp/out" || fail "future minor: $(head -n 1 "$tmp/out")"
+grep -q "^  4096  unknown " "$tmp/out" || fail "future minor: the optional section is not listed"
+run 0 dump --format json "$future"
+sed -n '/"variants": \[/,$p' "$tmp/out" >"$tmp/future.tail"
+sed -n '/"variants": \[/,$p' "$golden/dcp-vpp/dump.json" >"$tmp/golden.tail"
+cmp -s "$tmp/future.tail" "$tmp/golden.tail" || fail "future minor: contents differ from the original"
+
+# The fuzz seed corpus starts from the golden and corrupt manifests.
+if [ "$update" = 1 ]; then
+	rm -f testdata/fuzz/manifest/golden-* testdata/fuzz/manifest/corrupt-*
+	mkdir -p testdata/fuzz/manifest
+	for dir in "$golden"/*/; do
+		cp "$dir/manifest.cgslot" "testdata/fuzz/manifest/golden-$(basename "$dir")"
+	done
+	for dir in "$corrupt"/*/; do
+		cp "$dir/manifest.cgslot" "testdata/fuzz/manifest/corrupt-$(basename "$dir")"
+	done
+	cp "$future" testdata/fuzz/manifest/compat-minor-optional
+fi
+
 [ "$failed" -eq 0 ] || { echo "$failed failure(s)"; exit 1; }
 echo "ok"

@@ -4,6 +4,8 @@
   manifest_edit.py crc FILE...        check each trailer's CRC-32C (exit 1 if bad)
   manifest_edit.py corrupt SRC DIR    write DIR/<case>/manifest.cgslot, one per
                                       corruption below, from the golden SRC
+  manifest_edit.py future SRC OUT     write OUT: SRC as format 1.1 with an extra
+                                      optional section (a reader of 1.0 loads it)
 
 Its CRC-32C and table-of-contents parsing are independent of the C code,
 so agreeing with it cross-checks both against the man page.
@@ -105,7 +107,32 @@ def corruptions(src):
     return cases
 
 
+def future_minor(src):
+    """src with minor 1 and an optional section 4096 appended: the table
+    of contents grows by one entry, so every payload moves by 24 bytes."""
+    n = struct.unpack_from("<I", src, 16)[0]
+    first = 32 + 24 * n
+    body = src[first:len(src) - 8]
+    payload = b"optional data from a newer writer"
+    pad = (-len(payload)) % 8
+    out = bytearray(src[:32])
+    struct.pack_into("<H", out, 10, 1)
+    struct.pack_into("<I", out, 16, n + 1)
+    for i in range(n):
+        sid, flags, off, size = struct.unpack_from("<IIQQ", src, 32 + 24 * i)
+        out += struct.pack("<IIQQ", sid, flags, off + 24, size)
+    out += struct.pack("<IIQQ", 4096, 1, first + 24 + len(body), len(payload))
+    out += body + payload + bytes(pad) + bytes(8)
+    struct.pack_into("<Q", out, 24, len(out))
+    fix_crc(out)
+    return bytes(out)
+
+
 def main(argv):
+    if len(argv) == 4 and argv[1] == "future":
+        with open(argv[3], "wb") as f:
+            f.write(future_minor(open(argv[2], "rb").read()))
+        return 0
     if len(argv) >= 2 and argv[1] == "crc":
         return check_crc(argv[2:])
     if len(argv) == 4 and argv[1] == "corrupt":
