@@ -3,6 +3,12 @@
 # manifest edited so that two live frames overlap (checksum fixed up) is
 # caught and both frames are named; a schedule that does not match is
 # refused.  $1 is the plant_overlap helper.
+#
+# Each testdata/manifest/overlap/<case>/ holds `plant` (a golden manifest's
+# name and plant_overlap's arguments), the manifest.cgslot it makes and
+# the exact stderr of verify in expected.txt (empty: the move is harmless
+# and verify must pass).  CGS_UPDATE_GOLDEN=1 (tools/update-golden)
+# regenerates both from the current golden manifests.
 set -u
 plant=$(realpath "${1:?usage: cli_verify.sh PLANT_OVERLAP}") || exit 1
 cd "${CGS_SOURCE_ROOT:?}" || exit 1
@@ -58,8 +64,34 @@ for want in "cgslot: $tmp/bad: error: rank 0, N 4, order position 1 (entry +1): 
 done
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "planted overlap: more than one line"
 # The helper itself: moving a frame onto itself changes nothing.
-"$plant" "$tmp/good" "$tmp/same" 0 0 1 1 0 || fail "plant_overlap onto itself"
+"$plant" "$tmp/good" "$tmp/same" saved 0 0 1 0 0 1 0 || fail "plant_overlap onto itself"
 cmp -s "$tmp/good" "$tmp/same" || fail "moving a frame onto itself changed the file"
+
+# The stored overlap cases, each against its exact message.
+update=${CGS_UPDATE_GOLDEN:-0}
+cases=0
+for dir in testdata/manifest/overlap/*/; do
+	dir=${dir%/}
+	cases=$((cases + 1))
+	read -r golden args <"$dir/plant"
+	# shellcheck disable=SC2086 # args are words on purpose
+	"$plant" "testdata/manifest/golden/$golden/manifest.cgslot" "$tmp/planted" $args ||
+		fail "$dir: plant_overlap failed"
+	if [ "$update" = 1 ]; then
+		cp "$tmp/planted" "$dir/manifest.cgslot"
+	elif ! cmp -s "$tmp/planted" "$dir/manifest.cgslot"; then
+		fail "$dir: manifest.cgslot is stale (tools/update-golden regenerates it)"
+	fi
+	run verify -q "$dir/manifest.cgslot"
+	[ "$update" = 1 ] && cp "$tmp/err" "$dir/expected.txt"
+	if [ -s "$dir/expected.txt" ]; then
+		[ "$rc" -eq 1 ] || fail "$dir: verify exited $rc, want 1"
+	else
+		[ "$rc" -eq 0 ] || fail "$dir: verify exited $rc, want 0"
+	fi
+	diff "$dir/expected.txt" "$tmp/err" || fail "$dir: message differs"
+done
+[ "$cases" -ge 5 ] || fail "only $cases overlap cases found"
 
 # A schedule that does not match: exit 1, both hashes named.
 run verify "$tmp/good" testdata/examples/pp4-vpp4-l3-4var.yaml

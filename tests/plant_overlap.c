@@ -1,14 +1,16 @@
 /*
- * plant_overlap IN OUT [RANK CHUNK FROM_SLOT TO_SLOT LAYER]
+ * plant_overlap IN OUT [KIND RANK CHUNK SLOT LAYER ONTO_CHUNK ONTO_SLOT ONTO_LAYER]
  *
- * Test helper: copy a manifest, moving saved frame (CHUNK, FROM_SLOT,
- * LAYER) of RANK onto the arena and offset of (CHUNK, TO_SLOT, LAYER),
- * and recompute the trailing CRC-32C, so that the result is a well-formed
- * manifest whose two frames overlap.  Defaults: rank 0, chunk 0, slot 1
- * onto slot 0, layer 0 (on rank 0 of a pipeline with P >= 2 and N >= 2,
- * microbatches 0 and 1 of chunk 0 are in flight together).  The frames of
- * one (chunk, layer) have equal sizes, so the moved frame stays inside
- * its arena.  Exits 0 when written, 1 on bad input, 2 on usage.
+ * Test helper: copy a manifest, moving one frame of RANK onto the arena
+ * and offset of another of the same KIND ("saved" frames (chunk, slot,
+ * layer) or "grad" user-gradient frames (chunk, slot), layer 0), and
+ * recompute the trailing CRC-32C, so that the result is a well-formed
+ * manifest whose two frames overlap (when the moved frame is no larger
+ * than its target, it stays inside the arena).  Default: saved frame
+ * (0, 1, 0) onto (0, 0, 0) of rank 0: on rank 0 of a pipeline with
+ * P >= 2 and N >= 2, microbatches 0 and 1 of chunk 0 are in flight
+ * together, and frames of one (chunk, layer) have equal sizes.  Exits 0
+ * when written, 1 on bad input, 2 on usage.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,48 +37,72 @@ static uint64_t section_offset(const uint8_t *b, uint32_t id)
 	return 0;
 }
 
+/* Index of frame (c, slot, l) of a kind; UINT32_MAX when out of range. */
+static uint32_t frame_index(const struct cgs_manifest *m, int grad,
+			    uint32_t c, uint32_t slot, uint32_t l)
+{
+	const struct cgs_manifest_info *in = cgs_manifest_info(m);
+
+	if (c >= in->vpp || slot >= in->slots ||
+	    l >= (grad ? 1 : cgs_manifest_chunk_layers(m, c)))
+		return UINT32_MAX;
+	if (grad)
+		return c * in->slots + slot;
+	return cgs_manifest_layer_base(m, c) * in->slots +
+	       slot * cgs_manifest_chunk_layers(m, c) + l;
+}
+
 int main(int argc, char **argv)
 {
 	struct cgs_error err = {0};
 	struct cgs_manifest *m = NULL;
 	const struct cgs_manifest_info *in;
-	uint32_t arg[5] = {0, 0, 1, 0, 0}, ri, base, from, to, i;
+	uint32_t arg[7] = {0, 0, 1, 0, 0, 0, 0}, ri, from, to, i, per_rank;
 	uint64_t frames;
 	uint8_t *b, *pf, *pt;
+	int grad = 0;
 	size_t len;
 	FILE *f;
 
-	if (argc != 3 && argc != 8) {
-		fprintf(stderr, "usage: plant_overlap IN OUT [RANK CHUNK "
-			"FROM_SLOT TO_SLOT LAYER]\n");
+	if (argc != 3 && argc != 11) {
+		fprintf(stderr, "usage: plant_overlap IN OUT [saved|grad RANK "
+			"CHUNK SLOT LAYER ONTO_CHUNK ONTO_SLOT ONTO_LAYER]\n");
 		return 2;
 	}
-	for (i = 0; argc == 8 && i < 5; i++)
-		arg[i] = (uint32_t)strtoul(argv[3 + i], NULL, 10);
+	if (argc == 11) {
+		grad = strcmp(argv[3], "grad") == 0;
+		if (!grad && strcmp(argv[3], "saved") != 0) {
+			fprintf(stderr, "plant_overlap: kind '%s'; accepted: "
+				"saved, grad\n", argv[3]);
+			return 2;
+		}
+		for (i = 0; i < 7; i++)
+			arg[i] = (uint32_t)strtoul(argv[4 + i], NULL, 10);
+	}
 	b = (uint8_t *)cgs_test_read(argv[1], &len);
 	if (!b || cgs_manifest_open_buffer(b, len, &m, &err) ||
 	    cgs_manifest_find_rank(m, arg[0], &ri, &err)) {
 		fprintf(stderr, "plant_overlap: %s: %s\n", argv[1],
 			b ? err.message : "cannot read");
-		free(b);
-		return 1;
-	}
-	in = cgs_manifest_info(m);
-	if (arg[1] >= in->vpp || arg[2] >= in->slots || arg[3] >= in->slots ||
-	    arg[4] >= cgs_manifest_chunk_layers(m, arg[1])) {
-		fprintf(stderr, "plant_overlap: no such frame\n");
 		cgs_manifest_close(&m);
 		free(b);
 		return 1;
 	}
-	base = cgs_manifest_layer_base(m, arg[1]) * in->slots;
-	from = base + arg[2] * cgs_manifest_chunk_layers(m, arg[1]) + arg[4];
-	to = base + arg[3] * cgs_manifest_chunk_layers(m, arg[1]) + arg[4];
-	frames = section_offset(b, CGS_MF_SAVED_FRAMES) +
-		 (uint64_t)ri * in->n_saved * CGS_MF_FRAME_BYTES;
+	in = cgs_manifest_info(m);
+	from = frame_index(m, grad, arg[1], arg[2], arg[3]);
+	to = frame_index(m, grad, arg[4], arg[5], arg[6]);
+	per_rank = grad ? in->n_user_grad : in->n_saved;
+	cgs_manifest_close(&m);
+	if (from == UINT32_MAX || to == UINT32_MAX) {
+		fprintf(stderr, "plant_overlap: no such frame\n");
+		free(b);
+		return 1;
+	}
+	frames = section_offset(b, grad ? CGS_MF_USER_GRAD_FRAMES
+					: CGS_MF_SAVED_FRAMES) +
+		 (uint64_t)ri * per_rank * CGS_MF_FRAME_BYTES;
 	pf = b + frames + (uint64_t)from * CGS_MF_FRAME_BYTES;
 	pt = b + frames + (uint64_t)to * CGS_MF_FRAME_BYTES;
-	cgs_manifest_close(&m);
 	memcpy(pf + CGS_MF_FRAME_ARENA, pt + CGS_MF_FRAME_ARENA, 4);
 	memcpy(pf + CGS_MF_FRAME_OFFSET, pt + CGS_MF_FRAME_OFFSET, 8);
 	cgs_put_le32(b + len - 4, cgs_crc32c(0, b, len - 4));
