@@ -42,7 +42,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cgs_schedule *s;
 
 	cgs_limits_init(&lim);
-	lim.nodes = 100000;
+	lim.nodes = 50000;
 	lim.order_entries = 1u << 20;
 	lim.frames = 1u << 16;
 	s = cgs_fuzz_load("fuzz", data, size, &lim);

@@ -248,6 +248,20 @@ START_TEST(hash_tracks_the_model)
 	snprintf(buf, sizeof(buf), "%s", base_yaml);
 	memcpy(strstr(buf, "name: a"), "name: b", 7);
 	ck_assert_uint_ne(h, hash_of(buf));
+
+	/* explicit orders count, whatever their order in the file */
+	snprintf(buf, sizeof(buf), "%sorders:\n"
+		 "  - {rank: 0, microbatches: 2, order: [1, 1, -1, -1]}\n"
+		 "  - {rank: 0, microbatches: 1, order: [1, -1]}\n", base_yaml);
+	h = hash_of(buf);
+	snprintf(buf, sizeof(buf), "%sorders:\n"
+		 "  - {rank: 0, microbatches: 1, order: [1, -1]}\n"
+		 "  - {rank: 0, microbatches: 2, order: [1, 1, -1, -1]}\n", base_yaml);
+	ck_assert_uint_eq(h, hash_of(buf));
+	snprintf(buf, sizeof(buf), "%sorders:\n"
+		 "  - {rank: 0, microbatches: 1, order: [1, -1]}\n"
+		 "  - {rank: 0, microbatches: 2, order: [1, -1, 1, -1]}\n", base_yaml);
+	ck_assert_uint_ne(h, hash_of(buf));
 }
 END_TEST
 

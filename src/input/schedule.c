@@ -1107,16 +1107,18 @@ static void fnv_u64(uint64_t *h, uint64_t v)
  *     n_overrides, then per override in file order:
  *       rank, chunk, layer (-1 as 2^64-1 for "every"), mask,
  *       bytes[input, output, saved, user_grad] (0 where the mask bit is clear)
- *   n_orders, then per order sorted by (rank, microbatches):
- *     rank, microbatches, n_entries, entries (signed, sign-extended)
+ *   n_orders, then the sum (mod 2^64) over the orders of each order's
+ *     own FNV-1a hash of: rank, microbatches, n_entries, entries (signed,
+ *     sign-extended).  (rank, microbatches) pairs are unique, so the sum
+ *     is canonical whatever the orders' order in the file, and needs no
+ *     sorting (and no memory).
  *
  * The schedule's own name and every position are left out: they change
  * no plan.
  */
 uint64_t cgs_schedule_hash(const struct cgs_schedule *s)
 {
-	const struct cgs_order **sorted;
-	uint64_t h = FNV_OFFSET;
+	uint64_t h = FNV_OFFSET, orders_sum = 0;
 	size_t i, j;
 	int r;
 
@@ -1156,17 +1158,17 @@ uint64_t cgs_schedule_hash(const struct cgs_schedule *s)
 		}
 	}
 	fnv_u64(&h, s->n_orders);
-	sorted = sorted_orders(s);
 	for (i = 0; i < s->n_orders; i++) {
-		/* without memory for sorting, file order still hashes all */
-		const struct cgs_order *o = sorted ? sorted[i] : &s->orders[i];
+		const struct cgs_order *o = &s->orders[i];
+		uint64_t oh = FNV_OFFSET;
 
-		fnv_u64(&h, o->rank);
-		fnv_u64(&h, o->microbatches);
-		fnv_u64(&h, o->n_entries);
+		fnv_u64(&oh, o->rank);
+		fnv_u64(&oh, o->microbatches);
+		fnv_u64(&oh, o->n_entries);
 		for (j = 0; j < o->n_entries; j++)
-			fnv_u64(&h, (uint64_t)(int64_t)o->entries[j]);
+			fnv_u64(&oh, (uint64_t)(int64_t)o->entries[j]);
+		orders_sum += oh;
 	}
-	free((void *)sorted);
+	fnv_u64(&h, orders_sum);
 	return h;
 }
