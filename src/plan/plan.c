@@ -451,6 +451,7 @@ static int colour_role(const struct cgs_graph *g, const struct cgs_graph *cg,
 /* One frame kind seen as packable items (groups of frames). */
 struct role_view {
 	const struct cgs_graph *items;
+	const struct cgs_graph *frames; /* frame conflicts, when items group them */
 	const uint32_t *item_first;   /* frames of item i: [first[i], first[i+1]) */
 	const uint32_t *first_live;   /* per item, NONE when never live */
 	const uint32_t *colour;       /* per frame */
@@ -475,11 +476,38 @@ static int pack_key_cmp(const void *p, const void *q)
 
 #define PACK_ORDERS 4
 
+/* First-fit of single frames, colour by colour, largest first. */
+static int pack_frames_by_colour(const struct role_view *rv,
+				 const uint64_t *frame_size, uint64_t *offset,
+				 uint64_t *total)
+{
+	uint32_t n = rv->n_frames, f;
+	struct pack_key *key = calloc(n + 1, sizeof(*key));
+	uint32_t *order = calloc(n + 1, sizeof(*order));
+	int rc = CGS_E_NOMEM;
+
+	if (key && order) {
+		for (f = 0; f < n; f++)
+			key[f] = (struct pack_key){rv->colour[f], ~frame_size[f], f};
+		qsort(key, n, sizeof(*key), pack_key_cmp);
+		for (f = 0; f < n; f++)
+			order[f] = key[f].item;
+		rc = cgs_pack_first_fit(rv->frames, frame_size, order, offset,
+					total);
+	}
+	free(key);
+	free(order);
+	return rc;
+}
+
 /*
  * Lay out one frame kind for the given frame sizes: the best of several
- * first-fit orders over items, or one region per colour sized by its
- * largest member (upstream's layout) when that is smaller.  frame_offset
- * may be NULL when only the totals are wanted.
+ * first-fit orders over items, and of a first-fit over single frames
+ * colour by colour, or one region per colour sized by its largest member
+ * (upstream's layout) if that is smaller.  The colour-by-colour first-fit
+ * alone never exceeds upstream's layout: every frame of colour k fits at
+ * the start of region k at the latest, since frames placed before it lie
+ * below.  frame_offset may be NULL when only the totals are wanted.
  */
 static int role_layout(const struct role_view *rv, const uint64_t *frame_size,
 		       uint64_t *frame_offset, uint64_t *bytes,
@@ -488,13 +516,14 @@ static int role_layout(const struct role_view *rv, const uint64_t *frame_size,
 	uint32_t n = rv->items->n, n_col = 0, i, f, t, best_t = 0;
 	uint64_t *size = calloc(n + 1, sizeof(*size));
 	uint64_t *off = calloc((uint64_t)(n + 1) * PACK_ORDERS, sizeof(*off));
+	uint64_t *foff = calloc((uint64_t)rv->n_frames + 1, sizeof(*foff));
 	uint64_t *region = NULL, best = UINT64_MAX, total, col_total = 0;
 	uint32_t *min_col = calloc(n + 1, sizeof(*min_col));
 	uint32_t *order = calloc(n + 1, sizeof(*order));
 	struct pack_key *key = calloc(n + 1, sizeof(*key));
-	int rc = CGS_E_NOMEM;
+	int rc = CGS_E_NOMEM, by_frames = 0;
 
-	if (!size || !off || !min_col || !order || !key)
+	if (!size || !off || !foff || !min_col || !order || !key)
 		goto out;
 	for (f = 0; f < rv->n_frames; f++)
 		if (rv->colour[f] + 1 > n_col)
@@ -546,6 +575,15 @@ static int role_layout(const struct role_view *rv, const uint64_t *frame_size,
 			best_t = t;
 		}
 	}
+	if (rv->frames) {
+		rc = pack_frames_by_colour(rv, frame_size, foff, &total);
+		if (rc)
+			goto out;
+		if (total < best) {
+			best = total;
+			by_frames = 1;
+		}
+	}
 	for (f = 0; f < rv->n_frames; f++)
 		if (frame_size[f] > region[rv->colour[f]])
 			region[rv->colour[f]] = frame_size[f];
@@ -562,11 +600,13 @@ static int role_layout(const struct role_view *rv, const uint64_t *frame_size,
 			uint64_t at = off[(uint64_t)best_t * n + i];
 
 			for (f = rv->item_first[i]; f < rv->item_first[i + 1]; f++) {
-				if (best <= col_total) {
+				if (best > col_total) {
+					frame_offset[f] = region[rv->colour[f]];
+				} else if (by_frames) {
+					frame_offset[f] = foff[f];
+				} else {
 					frame_offset[f] = at;
 					at += frame_size[f];
-				} else {
-					frame_offset[f] = region[rv->colour[f]];
 				}
 			}
 		}
@@ -575,6 +615,7 @@ static int role_layout(const struct role_view *rv, const uint64_t *frame_size,
 out:
 	free(size);
 	free(off);
+	free(foff);
 	free(region);
 	free(min_col);
 	free(order);
@@ -722,10 +763,11 @@ static int plan_rank(struct rank_ctx *x, struct cgs_error *err)
 		goto out;
 	}
 
-	saved_view = (struct role_view){&x->groups, x->group_first,
-		x->first_live_g, x->saved_colour, rp->n_saved};
-	ug_view = (struct role_view){&x->ugs, x->ug_first, x->first_live_u,
-		x->ug_colour, x->n_groups};
+	saved_view = (struct role_view){&x->groups, &x->frames,
+		x->group_first, x->first_live_g, x->saved_colour, rp->n_saved};
+	/* gradient frames are their own items: order 2 is colour by colour */
+	ug_view = (struct role_view){&x->ugs, NULL, x->ug_first,
+		x->first_live_u, x->ug_colour, x->n_groups};
 
 	for (g = 0; g < rp->n_saved; g++) {
 		struct cgs_frame *f = &rp->saved[g];
