@@ -64,6 +64,31 @@ static void put_roles(struct text *t)
 	    (unsigned long long)random_bytes(), (unsigned long long)random_bytes());
 }
 
+/* A random order that drains: any interleaving, backwards oldest first. */
+static void put_random_order(struct text *t, uint32_t rank, uint32_t vpp,
+			     uint32_t n)
+{
+	uint32_t fwd[8] = {0}, bwd[8] = {0}, done = 0, c;
+	int32_t id;
+
+	put(t, "  - {rank: %u, microbatches: %u, order: [", rank, n);
+	while (done < 2 * n * vpp) {
+		c = rnd(vpp);
+		if (rnd(2) && fwd[c] < n) {
+			fwd[c]++;
+			id = (int32_t)c + 1;
+		} else if (bwd[c] < fwd[c]) {
+			bwd[c]++;
+			id = -(int32_t)c - 1;
+		} else {
+			continue;
+		}
+		put(t, done ? ", %d" : "%d", id);
+		done++;
+	}
+	put(t, "]}\n");
+}
+
 /*
  * A random valid schedule: P, M, G, L, uneven layer counts, a subset of
  * ranks, 1-4 variants with overrides at every granularity, sometimes a
@@ -75,6 +100,7 @@ static void random_schedule(struct text *t, uint32_t *pp_out)
 	uint32_t pp = 2 + rnd(sweep ? 7 : 4), vpp = 1 + rnd(sweep ? 4 : 3);
 	uint32_t group = vpp > 1 && rnd(3) == 0 ? 1 + rnd(pp + 1) : pp;
 	uint32_t max_mb, c, v, r, n_var = 1 + rnd(4), o;
+	unsigned char planned[16] = {1};
 
 	max_mb = vpp > 1 ? group * (1 + rnd(sweep ? 6 : 3))
 			 : 2 + rnd(sweep ? 20 : 10);
@@ -89,7 +115,7 @@ static void random_schedule(struct text *t, uint32_t *pp_out)
 	    max_mb);
 	put(t, "  ranks: [0");
 	for (r = 1; r < pp; r++)
-		if (rnd(2))
+		if ((planned[r] = rnd(2)))
 			put(t, ", %u", r);
 	put(t, "]\n");
 	if (rnd(5) == 0)
@@ -114,6 +140,17 @@ static void random_schedule(struct text *t, uint32_t *pp_out)
 			    (unsigned long long)random_bytes() * 3,
 			    (unsigned long long)random_bytes() * 2);
 		}
+	}
+	/* Sometimes the last planned rank runs its own random orders. */
+	for (r = pp - 1; r > 0 && !planned[r]; r--)
+		;
+	if (r > 0 && rnd(3) == 0) {
+		uint32_t step = vpp > 1 ? group : 1, n;
+
+		put(t, "orders:\n");
+		for (n = step; n <= max_mb; n += step)
+			if (n == max_mb || rnd(3) == 0)
+				put_random_order(t, r, vpp, n);
 	}
 	*pp_out = pp;
 }
@@ -145,7 +182,7 @@ static uint32_t saved_index(const struct cgs_schedule *s, uint32_t slots,
 /* Every random plan is proven safe, and every range large enough. */
 START_TEST(random_plans_verify)
 {
-	uint32_t trial, trials = sweep ? 600 : 40, pp;
+	uint32_t trial, trials = sweep ? 600 : 40, pp, explicit = 0;
 	struct cgs_verify_stats stats = {0};
 	static struct text t;
 
@@ -157,6 +194,7 @@ START_TEST(random_plans_verify)
 		int rc;
 
 		random_schedule(&t, &pp);
+		explicit += strstr(t.buf, "orders:") != NULL;
 		plan_text(&t, &s, &p);
 		rc = cgs_verify_plan(p, &stats, &err);
 		ck_assert_msg(rc == 0, "trial %u: %s\n%s", trial, err.message,
@@ -167,6 +205,7 @@ START_TEST(random_plans_verify)
 	/* The sweep did real work: many orders and live pairs. */
 	ck_assert_uint_ge(stats.orders, trials);
 	ck_assert_uint_gt(stats.pairs, trials);
+	ck_assert_uint_gt(explicit, trials / 20);
 }
 END_TEST
 
