@@ -62,7 +62,6 @@ struct ring_need {
 	int ug_same;
 	uint32_t ug_rank, ug_n, ug_chunk;
 	uint64_t ug_index;
-	uint32_t max_n;
 };
 
 static int ring_scan(const struct cgs_schedule *s,
@@ -84,8 +83,6 @@ static int ring_scan(const struct cgs_schedule *s,
 
 		memset(fwd, 0, M * sizeof(*fwd));
 		memset(bwd, 0, M * sizeof(*bwd));
-		if (n > need->max_n)
-			need->max_n = n;
 		for (i = start; i < end; i++) {
 			int32_t e = rp->order_entries[i];
 			uint32_t id = e < 0 ? (uint32_t)(-(int64_t)e) : (uint32_t)e;
@@ -172,13 +169,6 @@ static int choose_ring(const struct cgs_schedule *s,
 			"user-gradient frame; accepted: %u or more",
 			s->slots, need->ug_rank, need->ug_n, need->ug_chunk + 1,
 			(unsigned long long)need->ug_index, auto_s);
-	if (s->slots > need->max_n)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, 0, 0,
-			"slots: %u exceeds the largest reachable microbatch "
-			"count %u, so slots %u..%u would never be used; "
-			"accepted: %u..%u",
-			s->slots, need->max_n, need->max_n, s->slots - 1,
-			auto_s, need->max_n);
 	*slots = s->slots;
 	return 0;
 }

@@ -122,9 +122,11 @@ void cgs_plan_options_init(struct cgs_plan_options *o);
 /*
  * Plan every rank of a validated schedule; opt may be NULL for defaults.
  * The ring is the smallest safe one unless the schedule asks for `slots`.
+ * A ring longer than the largest reachable microbatch count is accepted:
+ * its last slots are never live, so their frames conflict with nothing,
+ * and their graphs come last in the capture sequence.
  * Fails with CGS_E_PLAN when the requested ring is shorter than liveness
- * (naming rank, N and chunk) or longer than the largest reachable
- * microbatch count (its last slots would never be used), CGS_E_ORDER when
+ * (naming rank, N and chunk), CGS_E_ORDER when
  * an order is malformed or would reuse a live frame (naming rank, N and
  * entry index), CGS_E_LIMIT when a rank needs more saved frames than
  * opt->max_frames, CGS_E_NOMEM.  The plan borrows `s`.
