@@ -47,6 +47,17 @@ for s in testdata/examples/*.yaml testdata/valid/*/schedule.yaml; do
 done
 [ "$n" -ge 3 ] || fail "only $n bundled schedules compiled"
 
+# The stored golden manifests (and a newer-minor one) verify as stored.
+for m in testdata/manifest/golden/*/manifest.cgslot testdata/manifest/compat/*/manifest.cgslot; do
+	run verify -q "$m"
+	[ "$rc" -eq 0 ] || fail "$m: verify exited $rc: $(cat "$tmp/err")"
+	s=$(dirname "$m")/schedule.yaml
+	if [ -f "$s" ]; then
+		run verify -q "$m" "$s"
+		[ "$rc" -eq 0 ] || fail "$m with its schedule: exit $rc: $(cat "$tmp/err")"
+	fi
+done
+
 # A planted overlap: slot 1 of chunk 0 moved onto slot 0 on rank 0, where
 # microbatches 0 and 1 of chunk 0 are in flight together.
 example=testdata/examples/qwen-pp4-vpp2-dcp.yaml
