@@ -128,6 +128,12 @@ static int check_shape(const struct cgs_verify_rank *vr,
 	    !vr->user_grad)
 		return cgs_error_set(err, CGS_E_ARG,
 				     "incomplete rank description");
+	/* The conflict matrix is dense in groups (2 * M * S) squared. */
+	if ((uint64_t)vr->vpp * vr->slots > CGS_VERIFY_MAX_GROUPS)
+		return cgs_error_set(err, CGS_E_LIMIT,
+			"rank %" PRIu32 ": %" PRIu32 " chunks times %" PRIu32
+			" slots is more than the verifier handles (%u)",
+			vr->rank, vr->vpp, vr->slots, CGS_VERIFY_MAX_GROUPS);
 	for (c = 0; c < vr->vpp; c++) {
 		if (vr->layers[c] == 0)
 			return cgs_error_set(err, CGS_E_ARG,
@@ -141,14 +147,13 @@ static int check_shape(const struct cgs_verify_rank *vr,
 			"%" PRIu64 " (S %" PRIu32 " times %" PRIu64 " layers)",
 			vr->rank, vr->n_saved, total * vr->slots, vr->slots,
 			total);
-	/* Groups squared must be addressable; frames times variants too. */
-	if ((uint64_t)vr->vpp * vr->slots > CGS_VERIFY_MAX_GROUPS ||
-	    (uint64_t)vr->n_saved * ((uint64_t)vr->n_variants * 4 + 1) +
-		    (uint64_t)vr->vpp * vr->slots > UINT32_MAX)
+	/* Piece indices are 32-bit. */
+	if ((uint64_t)vr->n_saved * ((uint64_t)vr->n_variants * 4 + 1) +
+	    (uint64_t)vr->vpp * vr->slots > UINT32_MAX)
 		return cgs_error_set(err, CGS_E_LIMIT,
-			"rank %" PRIu32 ": %" PRIu32 " chunks times %" PRIu32
-			" slots is more than the verifier handles (%u)",
-			vr->rank, vr->vpp, vr->slots, CGS_VERIFY_MAX_GROUPS);
+			"rank %" PRIu32 ": %" PRIu32 " saved frames times %"
+			PRIu32 " variants is more than the verifier handles",
+			vr->rank, vr->n_saved, vr->n_variants);
 	return 0;
 }
 
