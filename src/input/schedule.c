@@ -872,25 +872,6 @@ static int parse_orders(struct ctx *c, const struct cgs_node *n)
 	return 0;
 }
 
-static int explicit_rank(const struct cgs_schedule *s, uint32_t rank,
-			 uint32_t *max_mb, uint64_t *entries)
-{
-	size_t i;
-	int found = 0;
-
-	*max_mb = 0;
-	*entries = 0;
-	for (i = 0; i < s->n_orders; i++) {
-		if (s->orders[i].rank != rank)
-			continue;
-		found = 1;
-		*entries += s->orders[i].n_entries;
-		if (s->orders[i].microbatches > *max_mb)
-			*max_mb = s->orders[i].microbatches;
-	}
-	return found;
-}
-
 /*
  * The two limits that bound what planning will allocate: order entries
  * over every planned rank, and saved frames per rank (ring size times
@@ -901,24 +882,36 @@ static int explicit_rank(const struct cgs_schedule *s, uint32_t rank,
 static int check_plan_limits(struct ctx *c)
 {
 	const struct cgs_schedule *s = c->s;
-	uint64_t entries = 0, generated = 0, ring = 0, frames, e;
-	uint32_t r, max_mb, n_generated = 0;
+	uint64_t entries = 0, generated = 0, ring = 0, frames;
+	uint32_t r, n_generated = 0, first_generated = 0;
+	const struct cgs_order **sorted = sorted_orders(s);
+	size_t k = 0;
 	char what[160];
 
+	if (!sorted)
+		return cgs_error_set(c->err, CGS_E_NOMEM, "out of memory");
+	/* ranks and sorted orders both ascend: one merged pass */
 	for (r = 0; r < s->n_ranks; r++) {
-		uint64_t est;
+		uint64_t est = 0;
+		int found = 0;
 
-		if (s->n_orders && explicit_rank(s, s->ranks[r], &max_mb, &e)) {
-			entries += e;
-			est = max_mb;
-		} else {
+		while (k < s->n_orders && sorted[k]->rank < s->ranks[r])
+			k++;
+		for (; k < s->n_orders && sorted[k]->rank == s->ranks[r]; k++) {
+			found = 1;
+			entries += sorted[k]->n_entries;
+			if (sorted[k]->microbatches > est)
+				est = sorted[k]->microbatches;
+		}
+		if (!found) {
 			struct cgs_order_params p = {
 				.pp = s->pp, .vpp = s->vpp, .group = s->group,
 				.microbatches = s->max_microbatches,
 				.rank = s->ranks[r],
 			};
 
-			n_generated++;
+			if (!n_generated++)
+				first_generated = s->ranks[r];
 			est = cgs_order_warmup(&p) + 1;
 			if (est > s->max_microbatches)
 				est = s->max_microbatches;
@@ -926,11 +919,10 @@ static int check_plan_limits(struct ctx *c)
 		if (est > ring)
 			ring = est;
 	}
-	for (r = 0; r < s->n_ranks && n_generated; r++)
-		if (!s->n_orders || !explicit_rank(s, s->ranks[r], &max_mb, &e)) {
-			generated = cgs_rank_orders_entries(s, s->ranks[r]);
-			break;
-		}
+	free((void *)sorted);
+	/* generated orders do not depend on the rank: count one rank's */
+	if (n_generated)
+		generated = cgs_rank_orders_entries(s, first_generated);
 	if (generated && n_generated > (UINT64_MAX - entries) / generated)
 		entries = UINT64_MAX;
 	else
