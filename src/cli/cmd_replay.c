@@ -4,7 +4,10 @@
  * iterations (random reachable counts, random variant per microbatch) and
  * counts bytes that a later graph found overwritten.  With --overlap-test
  * one frame is moved onto a neighbour that is live at the same time, and
- * the test passes only if that corruption is caught.
+ * the test passes only if that corruption is caught.  With --overrun-test
+ * one forward graph also writes a few bytes of an arena that no frame
+ * owns, which compute-sanitizer's memcheck (--nvtx yes) must report: the
+ * check of libcgslot's NVTX annotations.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -27,6 +30,7 @@ struct replay_opts {
 	unsigned long long seed;
 	unsigned device;
 	int overlap;
+	int overrun;
 };
 
 static int parse_seed(const char *arg, unsigned long long *out)
@@ -41,13 +45,15 @@ static int parse_seed(const char *arg, unsigned long long *out)
 
 static int parse_args(int argc, char **argv, struct replay_opts *o)
 {
-	enum { OPT_RANK = 256, OPT_ITER, OPT_SEED, OPT_DEVICE, OPT_OVERLAP };
+	enum { OPT_RANK = 256, OPT_ITER, OPT_SEED, OPT_DEVICE, OPT_OVERLAP,
+	       OPT_OVERRUN };
 	static const struct option options[] = {
 		{"rank", required_argument, NULL, OPT_RANK},
 		{"iterations", required_argument, NULL, OPT_ITER},
 		{"seed", required_argument, NULL, OPT_SEED},
 		{"device", required_argument, NULL, OPT_DEVICE},
 		{"overlap-test", no_argument, NULL, OPT_OVERLAP},
+		{"overrun-test", no_argument, NULL, OPT_OVERRUN},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
@@ -80,6 +86,9 @@ static int parse_args(int argc, char **argv, struct replay_opts *o)
 			break;
 		case OPT_OVERLAP:
 			o->overlap = 1;
+			break;
+		case OPT_OVERRUN:
+			o->overrun = 1;
 			break;
 		case 'h':
 			return cgs_cli_help("replay") == 0 ? -1 : CGS_EXIT_SYSTEM;
@@ -135,6 +144,9 @@ struct replay {
 	/* --overlap-test: victim's ranges are moved onto the neighbour's. */
 	struct frame_id victim, neighbour;
 	uint32_t shifted_graphs;
+	/* --overrun-test: bytes no frame owns, written by one graph. */
+	struct cgs_selftest_range stray;
+	uint32_t stray_graph;
 	uint64_t rng;
 };
 
@@ -237,6 +249,8 @@ static int record_graph(void *user, const struct cgs_graph_desc *g,
 		}
 		r->shifted_graphs++;
 	}
+	if (r->o.overrun && g->index == r->stray_graph)
+		sg.stray = r->stray;
 	return cgs_selftest_record(r->st, &sg, stream) == cudaSuccess ?
 	       0 : CGS_E_CUDA;
 }
@@ -259,6 +273,82 @@ static int choose_overlap(struct replay *r)
 		r->victim = (struct frame_id){1, 0, 0};
 	else
 		return -1;
+	return 0;
+}
+
+struct span {
+	uint32_t arena;
+	uint64_t lo, hi;
+};
+
+static int compare_span(const void *a, const void *b)
+{
+	const struct span *x = a, *y = b;
+
+	if (x->arena != y->arena)
+		return x->arena < y->arena ? -1 : 1;
+	return (x->lo > y->lo) - (x->lo < y->lo);
+}
+
+/*
+ * Find bytes of an arena outside every range any graph may touch (the
+ * padding after a range, an arena's tail), up to 64 of them, and let the
+ * first forward graph of the capture sequence write there.
+ */
+static int choose_overrun(struct replay *r)
+{
+	const struct cgs_runtime_info *in = &r->info;
+	size_t cap = (size_t)in->n_saved * in->n_variants * 4, n = 0, i;
+	struct cgs_graph_desc d;
+	uint32_t v, c, l, s, role, arena;
+	uint64_t offset, bytes, end = 0, arena_bytes;
+	struct span *sp = malloc((cap + 1) * sizeof(*sp));
+	void *base;
+	int found = 0;
+
+	if (!sp)
+		return -1;
+	for (v = 0; v < in->n_variants; v++)
+		for (c = 0; c < in->vpp; c++)
+			for (l = 0; l < cgs_runtime_chunk_layers(r->rt, c); l++)
+				for (s = 0; s < in->slots; s++)
+					for (role = 0; role < CGS_RUNTIME_ROLES; role++) {
+		if (cgs_runtime_slot_locate(r->rt, v, c, l, s,
+					    (enum cgs_runtime_role)role, &arena,
+					    &offset, &bytes, NULL) == 0 && bytes)
+			sp[n++] = (struct span){arena, offset, offset + bytes};
+	}
+	qsort(sp, n, sizeof(*sp), compare_span);
+	for (i = 0; i <= n && !found; i++) {
+		/* A gap before span i, or after the last span of an arena. */
+		if (i > 0 && (i == n || sp[i].arena != sp[i - 1].arena)) {
+			cgs_runtime_arena(r->rt, sp[i - 1].arena, &base,
+					  &arena_bytes, NULL);
+			if (end < arena_bytes) {
+				r->stray.ptr = (char *)base + end;
+				r->stray.bytes = arena_bytes - end;
+				found = 1;
+			}
+			end = 0;
+		}
+		if (i == n || found)
+			break;
+		if (sp[i].lo > end) {
+			cgs_runtime_arena(r->rt, sp[i].arena, &base, NULL, NULL);
+			r->stray.ptr = (char *)base + end;
+			r->stray.bytes = sp[i].lo - end;
+			found = 1;
+		} else if (sp[i].hi > end) {
+			end = sp[i].hi;
+		}
+	}
+	free(sp);
+	if (!found)
+		return -1;
+	if (r->stray.bytes > 64)
+		r->stray.bytes = 64;
+	cgs_runtime_graph_desc(r->rt, 0, &d, NULL);
+	r->stray_graph = d.index;
 	return 0;
 }
 
@@ -485,6 +575,14 @@ static int replay_run(struct replay *r)
 		       r->victim.chunk, r->victim.slot, r->victim.layer,
 		       r->neighbour.chunk, r->neighbour.slot,
 		       r->neighbour.layer);
+	}
+	if (r->o.overrun) {
+		if (choose_overrun(r)) {
+			fprintf(stderr, "cgslot: error: --overrun-test found no arena bytes outside every frame's ranges\n");
+			return CGS_EXIT_INVALID;
+		}
+		printf("overrun test: graph %u also writes %" PRIu64 " bytes at %p, owned by no frame (compute-sanitizer memcheck --nvtx yes must report them)\n",
+		       r->stray_graph, r->stray.bytes, r->stray.ptr);
 	}
 	if (cgs_runtime_capture(r->rt, record_graph, r, r->stream, &err))
 		return cgs_cli_report(&err);

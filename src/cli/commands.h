@@ -90,11 +90,23 @@ int cgs_cmd_replay(int argc, char **argv);
 
 #define CGS_REPLAY_USAGE \
 	"usage: cgslot replay MANIFEST [--rank R] [--iterations K] [--seed X]\n" \
-	"                     [--device D] [--overlap-test]\n" \
+	"                     [--device D] [--overlap-test] [--overrun-test]\n" \
 	"\n" \
 	"GPU self-test: capture a pattern-checking kernel for every graph of the\n" \
 	"manifest, replay K iterations with random reachable microbatch counts\n" \
-	"and variants, and count corrupted bytes (must be 0).  Exits 77 when no\n" \
-	"GPU is present.\n"
+	"and variants, and count corrupted bytes (must be 0).  Reports arena\n" \
+	"bytes against the device memory taken, capture and instantiate times,\n" \
+	"and the host cost per launch against a bare cudaGraphLaunch loop.\n" \
+	"Exits 0 on success, 1 on corruption, 77 when no GPU is present.\n" \
+	"\n" \
+	"  --rank R          pipeline rank to replay (default: the first planned)\n" \
+	"  --iterations K    iterations to replay, default 100\n" \
+	"  --seed X          seed of the random counts and variants, default 1\n" \
+	"  --device D        CUDA device ordinal, default 0\n" \
+	"  --overlap-test    move one frame onto a neighbour that is live at the\n" \
+	"                    same time; succeeds only if corruption is reported\n" \
+	"  --overrun-test    also write bytes of an arena no frame owns, which\n" \
+	"                    compute-sanitizer --tool memcheck --nvtx yes must\n" \
+	"                    report\n"
 
 #endif

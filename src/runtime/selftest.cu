@@ -304,6 +304,8 @@ extern "C" cudaError_t cgs_selftest_record(struct cgs_selftest *t,
 	if (backward) {
 		add_op(&w, g->grad, kRoleGrad, g->layer, 0);
 		add_op(&w, g->grad_above, kRoleGrad, g->layer + 1, 1);
+	} else {
+		add_op(&w, g->stray, kRoleGrad + 1, g->layer, 0);
 	}
 	for (i = 0; i < w.nops; i++)
 		if (w.op[i].bytes > most)

@@ -40,6 +40,7 @@ struct cgs_selftest_graph {
 	struct cgs_selftest_range frame[3];  /* input, output, saved */
 	struct cgs_selftest_range grad;      /* this layer's user gradient */
 	struct cgs_selftest_range grad_above; /* layer + 1's, or none */
+	struct cgs_selftest_range stray;     /* forward also writes this */
 };
 
 /* Device state for `chunks` chunks; cudaError_t of the first failure. */
