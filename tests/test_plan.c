@@ -548,22 +548,20 @@ static uint64_t rnd_bytes(void)
 }
 
 /* A random small schedule; sizes keep the checker's replay quick. */
-static struct cgs_schedule *random_schedule(void)
+static struct cgs_schedule *random_schedule(uint32_t big)
 {
-	uint32_t pp = 1 + rnd(5), vpp = 1 + rnd(3), group, max_mb, v, i;
-	uint32_t layers[3], n_var = 1 + rnd(3);
+	uint32_t pp = 1 + rnd(5 + 3 * big), vpp = 1 + rnd(3 + big), group;
+	uint32_t layers[4], n_var = 1 + rnd(3 + big), max_mb, v, i;
 	static const uint64_t aligns[] = {1, 8, 256, 512};
 	struct cgs_schedule *s;
 
-	for (i = 0; i < 3; i++)
-		layers[i] = 1 + rnd(3);
-	if (vpp == 1) {
-		group = 1 + rnd(pp + 1);
-		max_mb = 1 + rnd(10);
-	} else {
-		group = 1 + rnd(pp + 1);
-		max_mb = group * (1 + rnd(3));
-	}
+	for (i = 0; i < 4; i++)
+		layers[i] = 1 + rnd(3 + big);
+	group = 1 + rnd(pp + 1);
+	if (vpp == 1)
+		max_mb = 1 + rnd(10 + 14 * big);
+	else
+		max_mb = group * (1 + rnd(3 + 2 * big));
 	s = make_schedule(pp, vpp, group, max_mb, layers, aligns[rnd(4)], n_var);
 	for (v = 0; v < n_var; v++) {
 		uint32_t n_ov = rnd(3), k;
@@ -592,13 +590,13 @@ static struct cgs_schedule *random_schedule(void)
 	return s;
 }
 
-static void run_property(uint64_t seed, uint32_t cases)
+static void run_property(uint64_t seed, uint32_t cases, uint32_t big)
 {
 	uint32_t i;
 
 	rng_state = seed;
 	for (i = 0; i < cases; i++) {
-		struct cgs_schedule *s = random_schedule();
+		struct cgs_schedule *s = random_schedule(big);
 		struct cgs_error err = {0};
 		struct cgs_plan *p = NULL, *q = NULL;
 		char msg[512];
@@ -643,13 +641,13 @@ static void run_property(uint64_t seed, uint32_t cases)
 
 START_TEST(random_plans)
 {
-	run_property(0x5eed0001u + (uint64_t)_i * 7919u, 40);
+	run_property(0x5eed0001u + (uint64_t)_i * 7919u, 40, 0);
 }
 END_TEST
 
 START_TEST(random_plans_slow)
 {
-	run_property(0xb16b00b5u + (uint64_t)_i * 104729u, 500);
+	run_property(0xb16b00b5u + (uint64_t)_i * 104729u, 300, _i % 2);
 }
 END_TEST
 
@@ -660,7 +658,7 @@ int main(int argc, char **argv)
 	int slow = argc > 1 && strcmp(argv[1], "--slow") == 0;
 
 	if (slow) {
-		tcase_add_loop_test(tc, random_plans_slow, 0, 8);
+		tcase_add_loop_test(tc, random_plans_slow, 0, 16);
 		tcase_set_timeout(tc, 1200);
 	} else {
 		tcase_add_test(tc, single_microbatch);
