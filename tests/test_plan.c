@@ -401,6 +401,12 @@ START_TEST(frame_limit)
 	ck_assert_int_eq(cgs_plan_create(s, &opt, &p, &err), 0);
 	cgs_plan_destroy(&p);
 	cgs_plan_destroy(&p);  /* NULL is fine */
+	/* past what the planner's matrices allow, whatever the limit says */
+	s->slots = CGS_PLAN_MAX_FRAMES + 1;
+	opt.max_frames = 0;
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(cgs_plan_create(s, &opt, &p, &err), CGS_E_LIMIT);
+	ck_assert_msg(strstr(err.message, "at most 65536"), "%s", err.message);
 	free_schedule(s);
 }
 END_TEST

@@ -18,6 +18,9 @@
 
 #define NONE UINT32_MAX
 
+/* Largest frames x colours table the exact colouring may allocate. */
+#define CGS_EXACT_MAX_CELLS (1ull << 24)
+
 void cgs_plan_options_init(struct cgs_plan_options *o)
 {
 	memset(o, 0, sizeof(*o));
@@ -426,7 +429,8 @@ static int colour_role(const struct cgs_graph *g, const struct cgs_graph *cg,
 		if (lb < 0)
 			return (int)lb;
 	}
-	if ((int64_t)k > lb) {
+	/* its tables take frames x colours counters: skip it when huge */
+	if ((int64_t)k > lb && (uint64_t)g->n * (uint64_t)k <= CGS_EXACT_MAX_CELLS) {
 		b = budget;
 		k = cgs_colour_exact(g, (uint32_t)lb, (uint32_t)k, colour, &b);
 		if (k < 0)
@@ -676,14 +680,21 @@ static int plan_rank(struct rank_ctx *x, struct cgs_error *err)
 	uint64_t n_saved64 = (uint64_t)S * x->LT;
 	int rc;
 
-	if (n_saved64 > UINT32_MAX ||
-	    (x->opt->max_frames && n_saved64 > x->opt->max_frames))
+	if (x->opt->max_frames && n_saved64 > x->opt->max_frames)
 		return cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
 			"rank %u needs %llu saved frames (%u slots x %u layers), "
 			"more than the frames limit %llu; raise it with "
 			"--limit frames=N",
 			rp->rank, (unsigned long long)n_saved64, S, x->LT,
 			(unsigned long long)x->opt->max_frames);
+	/* the conflict matrices grow with the square of the frames */
+	if (n_saved64 > CGS_PLAN_MAX_FRAMES ||
+	    (uint64_t)s->n_variants * n_saved64 * 2 > UINT32_MAX)
+		return cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
+			"rank %u needs %llu saved frames (%u slots x %u layers); "
+			"the planner handles at most %u per rank",
+			rp->rank, (unsigned long long)n_saved64, S, x->LT,
+			CGS_PLAN_MAX_FRAMES);
 	x->n_groups = M * S;
 	rp->n_saved = (uint32_t)n_saved64;
 	rp->n_user_grad = x->n_groups;

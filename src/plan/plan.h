@@ -104,6 +104,12 @@ struct cgs_plan {
 	struct cgs_rank_plan *ranks;         /* in schedule->ranks order */
 };
 
+/*
+ * Most saved frames on one rank the planner accepts, whatever the limits:
+ * its conflict matrices take frames^2 / 4 bytes (512 MiB at the maximum).
+ */
+#define CGS_PLAN_MAX_FRAMES 65536u
+
 /* Default search budget: enough to settle small graphs exactly. */
 #define CGS_PLAN_DEFAULT_COLOUR_BUDGET 20000
 
@@ -129,7 +135,7 @@ void cgs_plan_options_init(struct cgs_plan_options *o);
  * (naming rank, N and chunk), CGS_E_ORDER when
  * an order is malformed or would reuse a live frame (naming rank, N and
  * entry index), CGS_E_LIMIT when a rank needs more saved frames than
- * opt->max_frames, CGS_E_NOMEM.  The plan borrows `s`.
+ * opt->max_frames or CGS_PLAN_MAX_FRAMES, CGS_E_NOMEM.  The plan borrows `s`.
  */
 int cgs_plan_create(const struct cgs_schedule *s,
 		    const struct cgs_plan_options *opt, struct cgs_plan **out,
