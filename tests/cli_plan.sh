@@ -20,7 +20,7 @@ example=testdata/examples/qwen-pp4-vpp2-dcp.yaml
 	fail "plan on the example failed: $(cat "$tmp/err")"
 grep -q '^ring: 8 slots' "$tmp/text" || fail "no ring line: $(head -3 "$tmp/text")"
 [ "$(grep -c '^rank [0-3]:' "$tmp/text")" -eq 4 ] || fail "want 4 ranks in text"
-for word in 'colours (clique bound' 'x lower bound' 'variants share arenas' \
+for word in 'colours (clique bound' 'x lower bound' 'in its own arenas would take' \
 	'one arena per colour'; do
 	grep -q "$word" "$tmp/text" || fail "text lacks '$word'"
 done

@@ -173,6 +173,20 @@ static const char *fmt_bytes(char *buf, size_t size, uint64_t b)
 	return buf;
 }
 
+/* "saves 1.0 GiB (12.5%)" against a reference, or what it costs. */
+static const char *fmt_saving(char *buf, size_t size, uint64_t reference,
+			      uint64_t bytes)
+{
+	char b[64];
+	uint64_t d = reference >= bytes ? reference - bytes : bytes - reference;
+	double pct = reference ? 100.0 * (double)d / (double)reference : 0.0;
+
+	snprintf(buf, size, "%s %s (%.1f%%)",
+		 reference >= bytes ? "saves" : "costs",
+		 fmt_bytes(b, sizeof(b), d), pct);
+	return buf;
+}
+
 static const char *role_name(uint32_t role)
 {
 	return role == 0 ? "saved" : role == 1 ? "user_grad" : "unknown";
@@ -215,7 +229,7 @@ static void print_role(FILE *out, const char *name,
 
 int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 {
-	char b1[64], b2[64], b3[64];
+	char b1[96], b2[64], b3[64];
 	uint64_t total = 0, total_without = 0, total_colour = 0;
 	uint32_t i, a;
 
@@ -247,16 +261,16 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 			fmt_bytes(b1, sizeof(b1), rr->bytes),
 			ratio(rr->bytes, rr->lower_bound_bytes),
 			fmt_bytes(b2, sizeof(b2), rr->lower_bound_bytes));
-		fprintf(out, "  sharing    variants share arenas: saves %s of %s "
-			"(%.1f%%)\n",
-			fmt_bytes(b1, sizeof(b1), rr->bytes_without_sharing - rr->bytes),
+		fprintf(out, "  sharing    every variant in its own arenas would take "
+			"%s; sharing %s\n",
 			fmt_bytes(b2, sizeof(b2), rr->bytes_without_sharing),
-			100.0 * (1.0 - ratio(rr->bytes, rr->bytes_without_sharing)));
-		fprintf(out, "  upstream   one arena per colour: %s; this plan saves "
-			"%s (%.1f%%)\n",
-			fmt_bytes(b1, sizeof(b1), rr->bytes_colour_arenas),
-			fmt_bytes(b3, sizeof(b3), rr->bytes_colour_arenas - rr->bytes),
-			100.0 * (1.0 - ratio(rr->bytes, rr->bytes_colour_arenas)));
+			fmt_saving(b1, sizeof(b1), rr->bytes_without_sharing,
+				   rr->bytes));
+		fprintf(out, "  upstream   one arena per colour would take %s; this "
+			"plan %s\n",
+			fmt_bytes(b2, sizeof(b2), rr->bytes_colour_arenas),
+			fmt_saving(b1, sizeof(b1), rr->bytes_colour_arenas,
+				   rr->bytes));
 		total += rr->bytes;
 		total_without += rr->bytes_without_sharing;
 		total_colour += rr->bytes_colour_arenas;
