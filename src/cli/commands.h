@@ -64,12 +64,19 @@ int cgs_cmd_replay(int argc, char **argv);
 	"usage: cgslot report [--format text|json] MANIFEST\n" \
 	"\n" \
 	"Print the memory report of a manifest: the same report 'cgslot plan'\n" \
-	"prints for the schedule it came from.\n"
+	"prints for the schedule it came from.\n" \
+	"\n" \
+	"  --format text      a readable per-rank summary (default)\n" \
+	"  --format json      the memory report as JSON\n"
 
 #define CGS_DUMP_USAGE \
 	"usage: cgslot dump [--format text|json|te-plan] MANIFEST\n" \
 	"\n" \
-	"Print every section of a manifest for inspection.\n"
+	"Print every section of a manifest for inspection (cgslot-manifest(5)).\n" \
+	"\n" \
+	"  --format text      for people (default)\n" \
+	"  --format json      described by schemas/manifest-dump.schema.json\n" \
+	"  --format te-plan   upstream's seven-field slot plan, as 'cgslot plan'\n"
 
 #define CGS_VERIFY_USAGE \
 	"usage: cgslot verify [--quiet] [--limit NAME=VALUE]... MANIFEST [SCHEDULE]\n" \
