@@ -9,7 +9,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/crc32c.h"
 #include "input/schedule.h"
+#include "manifest/format.h"
+#include "manifest/manifest.h"
 #include "plan/plan.h"
 #include "testlib.h"
 #include "verify_plan.h"
@@ -324,6 +327,84 @@ START_TEST(shrunk_range_caught)
 }
 END_TEST
 
+/* The file offset of a manifest section, from the table of contents. */
+static uint64_t section_offset(const uint8_t *b, uint32_t id)
+{
+	uint32_t n = cgs_get_le32(b + 16), i;
+
+	for (i = 0; i < n; i++) {
+		const uint8_t *e = b + CGS_MF_HEADER_BYTES +
+				   (size_t)i * CGS_MF_TOC_ENTRY_BYTES;
+
+		if (cgs_get_le32(e) == id)
+			return cgs_get_le64(e + 8);
+	}
+	ck_abort_msg("no section %u", id);
+	return 0;
+}
+
+/*
+ * The library entry points on a golden manifest: it verifies, matches its
+ * schedule and not another; one range shrunk by a byte (checksum fixed
+ * up) still verifies but no longer holds what its schedule asks.
+ */
+START_TEST(manifest_entry_points)
+{
+	struct cgs_error err = {0};
+	struct cgs_schedule *s = NULL, *other = NULL;
+	struct cgs_manifest *m = NULL;
+	struct cgs_verify_stats stats = {0};
+	uint8_t *b, *role;
+	uint32_t n_saved, n_variants;
+	size_t len;
+
+	b = (uint8_t *)cgs_test_read(
+		cgs_test_path("testdata/manifest/golden/qwen/manifest.cgslot"),
+		&len);
+	ck_assert_ptr_nonnull(b);
+	ck_assert_int_eq(cgs_schedule_load(
+		cgs_test_path("testdata/manifest/golden/qwen/schedule.yaml"),
+		NULL, &s, &err), 0);
+	ck_assert_int_eq(cgs_schedule_load(
+		cgs_test_path("testdata/examples/pp4-vpp4-l3-4var.yaml"), NULL,
+		&other, &err), 0);
+	ck_assert_int_eq(cgs_manifest_open_buffer(b, len, &m, &err), 0);
+	ck_assert_int_eq(cgs_verify_manifest(m, &stats, &err), 0);
+	ck_assert_uint_eq(stats.ranks, 4);
+	ck_assert_uint_eq(stats.orders, 16);
+	ck_assert_uint_gt(stats.pairs, 0);
+	ck_assert_int_eq(cgs_verify_manifest_schedule(m, s, &err), 0);
+	ck_assert_int_eq(cgs_verify_manifest_schedule(m, other, &err),
+			 CGS_E_MISMATCH);
+	ck_assert_ptr_nonnull(strstr(err.message, "does not match"));
+	ck_assert_int_eq(cgs_verify_manifest(NULL, NULL, NULL), CGS_E_ARG);
+	n_saved = cgs_manifest_info(m)->n_saved;
+	n_variants = cgs_manifest_info(m)->n_variants;
+	ck_assert_str_eq(cgs_manifest_variant_name(m, 3), "cp8");
+	cgs_manifest_close(&m);
+
+	/* Rank index 1, variant 3, saved frame 0, role saved (r = 2). */
+	role = b + section_offset(b, CGS_MF_SAVED_ROLES) +
+	       ((((size_t)1 * n_variants + 3) * n_saved + 0) * 3 + 2) *
+		       CGS_MF_RANGE_BYTES;
+	cgs_put_le64(role + 8, cgs_get_le64(role + 8) - 1);
+	cgs_put_le32(b + len - 4, cgs_crc32c(0, b, len - 4));
+	err = (struct cgs_error){0};
+	ck_assert_int_eq(cgs_manifest_open_buffer(b, len, &m, &err), 0);
+	ck_assert_int_eq(cgs_verify_manifest(m, NULL, &err), 0);
+	ck_assert_int_eq(cgs_verify_manifest_schedule(m, s, &err),
+			 CGS_E_MISMATCH);
+	ck_assert_msg(strstr(err.message, "rank 1: saved frame (chunk 0, "
+			     "slot 0, layer 0) variant 'cp8' role saved holds "
+			     "1476395007 bytes, but the schedule needs "
+			     "1476395008"), "%s", err.message);
+	cgs_manifest_close(&m);
+	cgs_schedule_destroy(&s);
+	cgs_schedule_destroy(&other);
+	free(b);
+}
+END_TEST
+
 static Suite *verify_plan_suite(void)
 {
 	Suite *s = suite_create("verify_plan");
@@ -333,6 +414,7 @@ static Suite *verify_plan_suite(void)
 	tcase_add_loop_test(tc, random_plans_verify, 0, sweep ? 4 : 2);
 	tcase_add_loop_test(tc, planted_overlaps_caught, 0, sweep ? 4 : 2);
 	tcase_add_test(tc, shrunk_range_caught);
+	tcase_add_test(tc, manifest_entry_points);
 	suite_add_tcase(s, tc);
 	return s;
 }
