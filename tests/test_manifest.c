@@ -861,6 +861,32 @@ START_TEST(writer_refuses_bad_plans)
 	fx->plan.slots = FX_S;
 	ck_assert_int_eq(cgs_manifest_write(NULL, 0, &buf, &len, NULL),
 			 CGS_E_ARG);
+	/* Names are stored as text: control characters are refused, any
+	 * UTF-8 is kept. */
+	fx->sched.name = "tab\there";
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 0, &buf, &len, &err),
+			 CGS_E_INVALID);
+	ck_assert_str_eq(err.file, "tiny.yaml");
+	ck_assert_ptr_nonnull(strstr(err.message, "schedule name"));
+	fx->sched.name = NULL;
+	fx->variants[1].name = "\xc3(";
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 0, &buf, &len, &err),
+			 CGS_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.message, "variant 1"));
+	fx->variants[1].name = "cp\xc3\xa9-\xe4\xb8\xad-\xf0\x9f\x98\x80";
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 0, &buf, &len, NULL), 0);
+	{
+		struct cgs_manifest *m = NULL;
+
+		ck_assert_int_eq(cgs_manifest_open_buffer(buf, len, &m, NULL), 0);
+		ck_assert_str_eq(cgs_manifest_info(m)->name, "");
+		ck_assert_str_eq(cgs_manifest_variant_name(m, 1),
+				 fx->variants[1].name);
+		cgs_manifest_close(&m);
+	}
+	free(buf);
 	fixture_destroy(fx);
 }
 END_TEST

@@ -103,6 +103,12 @@ enum cgs_mf_section {
 /* Range entry: u64 offset, u64 bytes. */
 #define CGS_MF_RANGE_BYTES 16
 
+/*
+ * Whether a NUL-terminated string may be stored: UTF-8 (no overlong or
+ * surrogate encodings, nothing above U+10FFFF) without control characters.
+ */
+int cgs_mf_text_ok(const char *text);
+
 /* Little-endian access, independent of host order and alignment. */
 static inline uint16_t cgs_get_le16(const uint8_t *p)
 {

@@ -244,8 +244,9 @@ static int check_toc(struct check *c)
 
 /* Strings are UTF-8 without control characters, so printers can emit them
  * as they are (JSON needs only quotes and backslashes escaped). */
-static int utf8_ok(const uint8_t *s)
+int cgs_mf_text_ok(const char *text)
 {
+	const uint8_t *s = (const uint8_t *)text;
 	static const uint32_t min[4] = {0, 0x80, 0x800, 0x10000};
 	unsigned need, n;
 	uint32_t cp;
@@ -292,7 +293,7 @@ static int check_string(struct check *c, uint32_t off, const char *what,
 			    "%s: string offset %u does not start a string of section %d (strings, %llu bytes)",
 			    what, off, CGS_MF_STRINGS,
 			    (unsigned long long)c->m->sec_len[CGS_MF_STRINGS]);
-	if (!utf8_ok(s + off))
+	if (!cgs_mf_text_ok((const char *)s + off))
 		return fail(c, CGS_E_FORMAT,
 			    "%s: string at offset %u is not UTF-8 text without control characters",
 			    what, off);

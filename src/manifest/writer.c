@@ -62,6 +62,16 @@ static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 				     "plan has %u slots, %u chunks, %u variants and %u ranks; each must be at least 1",
 				     p->slots, s->vpp, s->n_variants,
 				     p->n_ranks);
+	if (!cgs_mf_text_ok(s->name ? s->name : ""))
+		return cgs_error_at(err, CGS_E_INVALID, s->path, 0, 0,
+				    "the schedule name contains a control character or is not UTF-8; manifests store names as plain text");
+	for (c = 0; c < s->n_variants; c++)
+		if (!*s->variants[c].name || !cgs_mf_text_ok(s->variants[c].name))
+			return cgs_error_at(err, CGS_E_INVALID, s->path,
+					    s->variants[c].pos.line,
+					    s->variants[c].pos.column,
+					    "variant %u: the name is empty, contains a control character or is not UTF-8; manifests store names as plain text",
+					    c);
 	for (c = 0; c < s->vpp; c++)
 		layers_total += s->layers[c];
 	*n_saved = layers_total * p->slots;
@@ -319,7 +329,7 @@ int cgs_manifest_write(const struct cgs_plan *plan, uint64_t schedule_hash,
 		       void **out, size_t *len, struct cgs_error *err)
 {
 	struct layout lo;
-	uint64_t n_saved;
+	uint64_t n_saved = 0;
 	uint8_t *b, *toc;
 	unsigned id;
 	int rc;

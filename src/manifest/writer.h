@@ -22,7 +22,8 @@ struct cgs_plan;
  * plan and the cgslot version alone: byte-identical on every machine.
  * Errors: CGS_E_NOMEM; CGS_E_LIMIT when a count does not fit the format
  * (more than 2^32-1 frames or graphs per rank); CGS_E_INVALID when the
- * plan's shape disagrees with its schedule (frame counts, order lengths);
+ * plan's shape disagrees with its schedule (frame counts, order lengths)
+ * or a name is not storable text (control characters, invalid UTF-8);
  * CGS_E_ARG for a NULL argument.  The writer does not re-validate plan
  * contents: open the result with cgs_manifest_open_buffer() to check it.
  */
