@@ -4,7 +4,8 @@
 # dump to exactly its dump.txt and dump.json (valid against the schema);
 # each corrupt manifest under testdata/manifest/corrupt/ must be refused
 # with exit 1 and exactly its expected.txt message.  An independent
-# CRC-32C (tests/manifest_edit.py) checks every golden trailer.
+# CRC-32C and a second reader (tests/manifest_edit.py, written from
+# cgslot-manifest(5)) check every golden manifest.
 #
 # CGS_UPDATE_GOLDEN=1 (or tools/update-golden) rewrites the files instead
 # of comparing; review the diff before committing it.
@@ -113,6 +114,18 @@ run 0 dump --format json "$future"
 sed -n '/"variants": \[/,$p' "$tmp/out" >"$tmp/future.tail"
 sed -n '/"variants": \[/,$p' "$golden/dcp-vpp/dump.json" >"$tmp/golden.tail"
 cmp -s "$tmp/future.tail" "$tmp/golden.tail" || fail "future minor: contents differ from the original"
+
+# A second reader, written in Python from the man page alone, decodes
+# every golden manifest (and the newer-minor one) to exactly the JSON
+# that cgslot dump prints.
+for m in "$golden"/*/manifest.cgslot "$future"; do
+	run 0 dump --format json "$m"
+	python3 tests/manifest_edit.py decode "$m" >"$tmp/decoded.json" ||
+		{ fail "the second reader cannot decode $m"; continue; }
+	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+		"$tmp/decoded.json" "$tmp/out" ||
+		fail "the second reader and cgslot dump disagree on $m"
+done
 
 # The fuzz seed corpus starts from the golden and corrupt manifests.
 if [ "$update" = 1 ]; then

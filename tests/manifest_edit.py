@@ -6,6 +6,8 @@
                                       corruption below, from the golden SRC
   manifest_edit.py future SRC OUT     write OUT: SRC as format 1.1 with an extra
                                       optional section (a reader of 1.0 loads it)
+  manifest_edit.py decode FILE        print FILE decoded as 'cgslot dump --format
+                                      json' prints it, by a second reader
 
 Its CRC-32C and table-of-contents parsing are independent of the C code,
 so agreeing with it cross-checks both against the man page.
@@ -128,7 +130,113 @@ def future_minor(src):
     return bytes(out)
 
 
+SECTION_NAMES = ["", "meta", "strings", "variants", "ranks", "reachable",
+                 "orders", "arenas", "saved_frames", "user_grad_frames",
+                 "saved_roles", "user_grad_layers", "capture"]
+
+
+def decode(b):
+    """A second reader, from cgslot-manifest(5): the dump JSON structure."""
+    assert b[:8] == b"CGSLOTMF", "magic"
+    major, minor, hdr, n, res, size = struct.unpack_from("<HHIIIQ", b, 8)
+    assert major == 1 and hdr == 32 and res == 0 and size == len(b)
+    assert struct.unpack_from("<I", b, len(b) - 4)[0] == crc32c(b[:-4])
+    toc, sec, pos = [], {}, 32 + 24 * n
+    for i in range(n):
+        sid, flags, off, nbytes = struct.unpack_from("<IIQQ", b, 32 + 24 * i)
+        assert off == pos and flags in (0, 1)
+        pos = (off + nbytes + 7) & ~7
+        toc.append({"id": sid, "name": SECTION_NAMES[sid] if sid <= 12 else "unknown",
+                    "optional": bool(flags & 1), "offset": off, "bytes": nbytes})
+        sec[sid] = b[off:off + nbytes]
+    assert pos == len(b) - 8
+    meta, strs = sec[1], sec[2]
+
+    def string(off):
+        return strs[off:strs.index(b"\0", off)].decode("utf-8")
+
+    (hsh, align, pp, vpp, group, lmax, slots, ltotal, nvar, nranks, name,
+     producer, width, _res) = struct.unpack_from("<QQIIIIIIIIIIII", meta, 0)
+    layers = list(struct.unpack_from(f"<{vpp}I", meta, 64))
+    base = [sum(layers[:c]) for c in range(vpp + 1)]
+    n_saved, n_ug = slots * ltotal, vpp * slots
+    variants = [struct.unpack_from("<II", sec[3], 8 * v) for v in range(nvar)]
+    fmt = {1: "b", 2: "h", 4: "i"}[width]
+
+    def frame(data, i):
+        c, s, l, col, ar, _r, off, nb = struct.unpack_from("<IIIIIIQQ", data, 40 * i)
+        return {"chunk": c, "slot": s, "layer": l, "colour": col, "arena": ar,
+                "offset": off, "bytes": nb}
+
+    def stats(r, at):
+        fr, col, lb, _r, nb, lbb = struct.unpack_from("<IIIIQQ", r, at)
+        return {"frames": fr, "colours": col, "colour_lower_bound": lb,
+                "bytes": nb, "lower_bound_bytes": lbb}
+
+    ranks = []
+    for ri in range(nranks):
+        r = sec[4][136 * ri:136 * ri + 136]
+        rid, nreach, nar, ncap, rfirst, afirst, cfirst = struct.unpack_from("<IIIIQQQ", r, 0)
+        orders = []
+        for i in range(nreach):
+            mb, _r, first = struct.unpack_from("<IIQ", sec[5], 16 * (rfirst + i))
+            cnt = 2 * mb * vpp
+            orders.append({"microbatches": mb, "entries": list(
+                struct.unpack_from(f"<{cnt}{fmt}", sec[6], first * width))})
+        arenas = []
+        for a in range(nar):
+            role, _r, nb, al = struct.unpack_from("<IIQQ", sec[7], 24 * (afirst + a))
+            arenas.append({"id": a, "role": ["saved", "user_grad"][role],
+                           "bytes": nb, "alignment": al})
+        layouts = []
+        for v in range(nvar):
+            frames = []
+            for f in range(n_saved):
+                k = (ri * nvar + v) * n_saved + f
+                t = struct.unpack_from("<6Q", sec[10], 48 * k)
+                u = struct.unpack_from("<2Q", sec[11], 16 * k)
+                frames.append({"input": list(t[0:2]), "output": list(t[2:4]),
+                               "saved": list(t[4:6]), "user_grad": list(u)})
+            layouts.append({"variant": string(variants[v][0]), "frames": frames})
+        totals = struct.unpack_from("<4Q", r, 104)
+        ranks.append({
+            "rank": rid, "orders": orders,
+            "report": {"saved": stats(r, 40), "user_grad": stats(r, 72),
+                       "bytes": totals[0], "lower_bound_bytes": totals[1],
+                       "bytes_without_sharing": totals[2],
+                       "bytes_colour_arenas": totals[3]},
+            "arenas": arenas,
+            "saved_frames": [frame(sec[8], ri * n_saved + f) for f in range(n_saved)],
+            "user_grad_frames": [frame(sec[9], ri * n_ug + u) for u in range(n_ug)],
+            "layouts": layouts,
+            "capture": list(struct.unpack_from(f"<{ncap}I", sec[12], 4 * cfirst)),
+        })
+        # The index formulas of the man page name every frame.
+        for c in range(vpp):
+            for s in range(slots):
+                for l in range(layers[c]):
+                    f = ranks[-1]["saved_frames"][base[c] * slots + s * layers[c] + l]
+                    assert (f["chunk"], f["slot"], f["layer"]) == (c, s, l)
+    return {
+        "format": {"major": major, "minor": minor}, "bytes": len(b),
+        "crc32c": f"{struct.unpack_from('<I', b, len(b) - 4)[0]:08x}",
+        "producer": string(producer), "schedule_hash": f"{hsh:016x}",
+        "name": string(name), "pp": pp, "vpp": vpp, "group": group,
+        "max_microbatches": lmax, "slots": slots, "alignment": align,
+        "layers": layers, "layers_total": ltotal,
+        "saved_frames_per_rank": n_saved, "user_grad_frames_per_rank": n_ug,
+        "graphs_per_rank": nvar * n_saved * 2, "sections": toc,
+        "variants": [{"name": string(o), "cp": cp} for o, cp in variants],
+        "ranks": ranks,
+    }
+
+
 def main(argv):
+    if len(argv) == 3 and argv[1] == "decode":
+        import json
+        json.dump(decode(open(argv[2], "rb").read()), sys.stdout)
+        print()
+        return 0
     if len(argv) == 4 and argv[1] == "future":
         with open(argv[3], "wb") as f:
             f.write(future_minor(open(argv[2], "rb").read()))
