@@ -176,6 +176,36 @@ static const struct cgs_frame *saved_frame(const struct cgs_rank_plan *rp,
 	return &rp->saved[base[c] * S + (k % S) * s->layers[c] + l];
 }
 
+/*
+ * Each microbatch runs its own variant, so every role range of any
+ * variant in one frame must miss every role range of any variant in the
+ * other, in absolute arena offsets.
+ */
+static int roles_overlap(const struct cgs_schedule *s,
+			 const struct cgs_rank_plan *rp,
+			 const struct cgs_frame *a, const struct cgs_frame *b)
+{
+	uint64_t fa = (uint64_t)(a - rp->saved), fb = (uint64_t)(b - rp->saved);
+	uint32_t va, vb, r, q;
+
+	for (va = 0; va < s->n_variants; va++) {
+		const struct cgs_range *ra = rp->saved_roles +
+			(va * (uint64_t)rp->n_saved + fa) * 3;
+
+		for (vb = 0; vb < s->n_variants; vb++) {
+			const struct cgs_range *rb = rp->saved_roles +
+				(vb * (uint64_t)rp->n_saved + fb) * 3;
+
+			for (r = 0; r < 3; r++)
+				for (q = 0; q < 3; q++)
+					if (overlap(a->offset + ra[r].offset, ra[r].bytes,
+						    b->offset + rb[q].offset, rb[q].bytes))
+						return 1;
+		}
+	}
+	return 0;
+}
+
 /* Do two live microbatches' saved frames collide in slot, bytes or colour? */
 static int saved_clash(const struct cgs_schedule *s, const struct cgs_rank_plan *rp,
 		       const uint32_t *base, uint32_t S, struct mb x, struct mb y,
@@ -198,7 +228,8 @@ static int saved_clash(const struct cgs_schedule *s, const struct cgs_rank_plan 
 			if (a == b)
 				continue;
 			if (a->arena == b->arena &&
-			    overlap(a->offset, a->bytes, b->offset, b->bytes)) {
+			    (overlap(a->offset, a->bytes, b->offset, b->bytes) ||
+			     roles_overlap(s, rp, a, b))) {
 				snprintf(msg, size, "rank %u: live saved frames "
 					 "(%u,%u,%u) and (%u,%u,%u) overlap in bytes",
 					 rp->rank, a->chunk, a->slot, a->layer,
@@ -214,6 +245,32 @@ static int saved_clash(const struct cgs_schedule *s, const struct cgs_rank_plan 
 			}
 		}
 	}
+	return 0;
+}
+
+/* Layer gradient ranges of two gradient frames, any variants, absolute. */
+static int gradients_overlap(const struct cgs_schedule *s,
+			     const struct cgs_rank_plan *rp, const uint32_t *base,
+			     uint32_t S, const struct cgs_frame *a,
+			     const struct cgs_frame *b)
+{
+	uint32_t va, vb, la, lb;
+
+	for (va = 0; va < s->n_variants; va++)
+		for (vb = 0; vb < s->n_variants; vb++)
+			for (la = 0; la < s->layers[a->chunk]; la++)
+				for (lb = 0; lb < s->layers[b->chunk]; lb++) {
+					const struct cgs_range *x = rp->user_grad_layers +
+						va * (uint64_t)rp->n_saved +
+						base[a->chunk] * S + a->slot * s->layers[a->chunk] + la;
+					const struct cgs_range *y = rp->user_grad_layers +
+						vb * (uint64_t)rp->n_saved +
+						base[b->chunk] * S + b->slot * s->layers[b->chunk] + lb;
+
+					if (overlap(a->offset + x->offset, x->bytes,
+						    b->offset + y->offset, y->bytes))
+						return 1;
+				}
 	return 0;
 }
 
@@ -288,6 +345,11 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 					     "(%u,%u) share bytes or colour", rp->rank,
 					     ug->chunk, ug->slot, prev_ug->chunk,
 					     prev_ug->slot);
+				if (prev_ug && ug->arena == prev_ug->arena &&
+				    gradients_overlap(s, rp, base, S, ug, prev_ug))
+					FAIL("rank %u: layer gradients of live user-grad frames "
+					     "(%u,%u) and (%u,%u) overlap", rp->rank, ug->chunk,
+					     ug->slot, prev_ug->chunk, prev_ug->slot);
 				wu += ug->bytes;
 				n_ug++;
 				prev_ug = ug;

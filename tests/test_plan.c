@@ -434,6 +434,18 @@ START_TEST(checker_catches_overlap)
 	p->ranks[0].user_grad[1].offset = p->ranks[0].user_grad[0].offset;
 	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
 	cgs_plan_destroy(&p);
+
+	/* roles inside one frame, and layer gradients inside one frame */
+	p = plan_ok(s);
+	p->ranks[0].saved_roles[2].offset = 0;
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "roles 0 and 2 overlap"), "%s", msg);
+	cgs_plan_destroy(&p);
+	p = plan_ok(s);
+	p->ranks[0].user_grad_layers[1].offset = 0;
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "gradients of layers 0 and 1"), "%s", msg);
+	cgs_plan_destroy(&p);
 	free_schedule(s);
 }
 END_TEST
