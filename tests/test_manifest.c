@@ -891,6 +891,114 @@ START_TEST(writer_refuses_bad_plans)
 }
 END_TEST
 
+/*
+ * A one-stage plan with M chunks of one layer, one slot and one variant,
+ * for the order entry widths: 1 byte up to M = 127, 2 up to 32767, else 4.
+ */
+static void wide_round_trip(uint32_t vpp, unsigned want_width)
+{
+	struct cgs_order_params op = {1, vpp, 1, 1, 0};
+	struct cgs_variant var = {.name = "only", .cp = 1};
+	uint32_t rank = 0, reachable = 1, *layers, *layer_base, c;
+	uint64_t order_start[2] = {0, 2ull * vpp}, k;
+	struct cgs_schedule sched = {
+		.path = "wide.yaml", .pp = 1, .vpp = vpp, .group = 1,
+		.max_microbatches = 1, .ranks = &rank, .n_ranks = 1,
+		.alignment = 256, .variants = &var, .n_variants = 1};
+	struct cgs_rank_plan rp = {0};
+	struct cgs_plan plan = {&sched, 1, NULL, 1, &rp};
+	struct cgs_manifest *m = NULL;
+	struct cgs_error err = {0};
+	unsigned width;
+	void *buf;
+	size_t len;
+
+	layers = calloc(vpp, sizeof(*layers));
+	layer_base = calloc(vpp + 1, sizeof(*layer_base));
+	for (c = 0; c < vpp; c++) {
+		layers[c] = 1;
+		layer_base[c + 1] = c + 1;
+	}
+	sched.layers = layers;
+	plan.layer_base = layer_base;
+	rp.n_reachable = 1;
+	rp.reachable = &reachable;
+	rp.order_start = order_start;
+	rp.order_entries = calloc(2ull * vpp, sizeof(int32_t));
+	ck_assert_int_eq(cgs_order_generate(&op, rp.order_entries, NULL), 0);
+	rp.n_saved = rp.n_user_grad = vpp;
+	rp.saved = calloc(vpp, sizeof(struct cgs_frame));
+	rp.user_grad = calloc(vpp, sizeof(struct cgs_frame));
+	rp.saved_roles = calloc(3ull * vpp, sizeof(struct cgs_range));
+	rp.user_grad_layers = calloc(vpp, sizeof(struct cgs_range));
+	for (c = 0; c < vpp; c++) {
+		rp.saved[c] = (struct cgs_frame){c, 0, 0, c, 0, 256ull * c, 256};
+		rp.user_grad[c] = (struct cgs_frame){c, 0, 0, c, 1, 256ull * c, 256};
+		rp.saved_roles[3 * c + 2] = (struct cgs_range){0, 256};
+		rp.user_grad_layers[c] = (struct cgs_range){0, 256};
+	}
+	rp.n_arenas = 2;
+	rp.arenas = calloc(2, sizeof(struct cgs_arena));
+	rp.arenas[0] = (struct cgs_arena){CGS_ARENA_SAVED, 256ull * vpp};
+	rp.arenas[1] = (struct cgs_arena){CGS_ARENA_USER_GRAD, 256ull * vpp};
+	rp.saved_stats = (struct cgs_role_stats){vpp, vpp, 1, 256ull * vpp, 256};
+	rp.user_grad_stats = rp.saved_stats;
+	rp.bytes = 512ull * vpp;
+	rp.n_graphs = 2 * vpp;
+	rp.capture = calloc(rp.n_graphs, sizeof(uint32_t));
+	for (c = 0; c < rp.n_graphs; c++)
+		rp.capture[c] = rp.n_graphs - 1 - c;
+
+	ck_assert_int_eq(cgs_manifest_write(&plan, 7, &buf, &len, &err), 0);
+	ck_assert_msg(cgs_manifest_open_buffer(buf, len, &m, &err) == 0, "%s",
+		      err.message);
+	ck_assert_ptr_nonnull(cgs_manifest_order_raw(m, 0, 0, &width));
+	ck_assert_uint_eq(width, want_width);
+	ck_assert_uint_eq(cgs_manifest_order_length(m, 0, 0), 2ull * vpp);
+	for (k = 0; k < 2ull * vpp; k++)
+		ck_assert_int_eq(cgs_manifest_order_entry(m, 0, 0, k),
+				 rp.order_entries[k]);
+	ck_assert_int_eq(cgs_manifest_order_entry(m, 0, 0, vpp - 1), (int32_t)vpp);
+	ck_assert_int_eq(cgs_manifest_order_entry(m, 0, 0, vpp), -(int32_t)vpp);
+	cgs_manifest_close(&m);
+
+	/* A chunk id one past M, in the last entry: refused at every width. */
+	{
+		uint8_t *b = buf;
+		uint64_t orders_len;
+		size_t orders = section(b, CGS_MF_ORDERS, &orders_len);
+		uint8_t *last = b + orders + orders_len - want_width;
+
+		if (want_width == 1)
+			last[0] = (uint8_t)(vpp + 1);
+		else if (want_width == 2)
+			cgs_put_le16(last, (uint16_t)(vpp + 1));
+		else
+			cgs_put_le32(last, vpp + 1);
+		fix_crc(b, len);
+		expect_reject(b, len, CGS_E_FORMAT, "accepted: -");
+	}
+	free(buf);
+	free(layers);
+	free(layer_base);
+	free(rp.order_entries);
+	free(rp.saved);
+	free(rp.user_grad);
+	free(rp.saved_roles);
+	free(rp.user_grad_layers);
+	free(rp.arenas);
+	free(rp.capture);
+}
+
+START_TEST(entry_widths)
+{
+	wide_round_trip(127, 1);
+	wide_round_trip(128, 2);
+	wide_round_trip(32767, 2);
+	wide_round_trip(32768, 4);
+}
+END_TEST
+
 static Suite *manifest_suite(void)
 {
 	Suite *s = suite_create("manifest");
@@ -906,6 +1014,7 @@ static Suite *manifest_suite(void)
 	tcase_add_test(tc, minor_versions);
 	tcase_add_test(tc, open_file);
 	tcase_add_test(tc, writer_refuses_bad_plans);
+	tcase_add_test(tc, entry_widths);
 	suite_add_tcase(s, tc);
 	return s;
 }
