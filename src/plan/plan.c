@@ -670,37 +670,43 @@ static int capture_sequence(struct rank_ctx *x, struct cgs_error *err)
 	return 0;
 }
 
-static int plan_rank(struct rank_ctx *x, struct cgs_error *err)
+static int check_frames(const struct rank_ctx *x, struct cgs_error *err)
 {
 	const struct cgs_schedule *s = x->s;
-	struct cgs_rank_plan *rp = x->rp;
-	uint32_t S = x->S, M = x->M, c, sl, l, g, v, V = s->n_variants;
-	uint64_t *size = NULL, *offset = NULL, without = 0, col_s, col_u, b, cb;
-	struct role_view saved_view, ug_view;
-	uint64_t n_saved64 = (uint64_t)S * x->LT;
-	int rc;
+	uint64_t n = (uint64_t)x->S * x->LT;
 
-	if (x->opt->max_frames && n_saved64 > x->opt->max_frames)
+	if (x->opt->max_frames && n > x->opt->max_frames)
 		return cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
 			"rank %u needs %llu saved frames (%u slots x %u layers), "
 			"more than the frames limit %llu; raise it with "
 			"--limit frames=N",
-			rp->rank, (unsigned long long)n_saved64, S, x->LT,
+			x->rp->rank, (unsigned long long)n, x->S, x->LT,
 			(unsigned long long)x->opt->max_frames);
 	/* the conflict matrices grow with the square of the frames */
-	if (n_saved64 > CGS_PLAN_MAX_FRAMES ||
-	    (uint64_t)s->n_variants * n_saved64 * 2 > UINT32_MAX)
+	if (n > CGS_PLAN_MAX_FRAMES ||
+	    (uint64_t)s->n_variants * n * 2 > UINT32_MAX)
 		return cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
 			"rank %u needs %llu saved frames (%u slots x %u layers); "
 			"the planner handles at most %u per rank",
-			rp->rank, (unsigned long long)n_saved64, S, x->LT,
+			x->rp->rank, (unsigned long long)n, x->S, x->LT,
 			CGS_PLAN_MAX_FRAMES);
-	x->n_groups = M * S;
-	rp->n_saved = (uint32_t)n_saved64;
+	return 0;
+}
+
+/* Allocate the rank's frames and scratch; name every frame (plan.h). */
+static int index_frames(struct rank_ctx *x)
+{
+	const struct cgs_schedule *s = x->s;
+	struct cgs_rank_plan *rp = x->rp;
+	uint32_t S = x->S, c, sl, l, g;
+
+	x->n_groups = x->M * S;
+	rp->n_saved = x->S * x->LT;
 	rp->n_user_grad = x->n_groups;
-	rp->n_graphs = V * rp->n_saved * 2;
+	rp->n_graphs = s->n_variants * rp->n_saved * 2;
 	rp->saved = calloc(rp->n_saved + 1, sizeof(*rp->saved));
 	rp->user_grad = calloc(rp->n_user_grad + 1, sizeof(*rp->user_grad));
+	rp->arenas = calloc(2, sizeof(*rp->arenas));
 	x->first_live_g = malloc((x->n_groups + 1) * sizeof(uint32_t));
 	x->first_live_u = malloc((x->n_groups + 1) * sizeof(uint32_t));
 	x->group_first = calloc(x->n_groups + 1, sizeof(uint32_t));
@@ -708,111 +714,110 @@ static int plan_rank(struct rank_ctx *x, struct cgs_error *err)
 	x->saved_colour = calloc(rp->n_saved + 1, sizeof(uint32_t));
 	x->ug_colour = calloc(x->n_groups + 1, sizeof(uint32_t));
 	x->group_weight = calloc(x->n_groups + 1, sizeof(uint32_t));
-	size = calloc((uint64_t)rp->n_saved + 1, sizeof(*size));
-	offset = calloc((uint64_t)rp->n_saved + 1, sizeof(*offset));
-	rp->arenas = calloc(2, sizeof(*rp->arenas));
-	if (!rp->saved || !rp->user_grad || !x->first_live_g ||
+	if (!rp->saved || !rp->user_grad || !rp->arenas || !x->first_live_g ||
 	    !x->first_live_u || !x->group_first || !x->ug_first ||
 	    !x->saved_colour || !x->ug_colour || !x->group_weight ||
-	    !size || !offset ||
-	    !rp->arenas || cgs_graph_init(&x->groups, x->n_groups) ||
-	    cgs_graph_init(&x->ugs, x->n_groups)) {
-		rc = cgs_error_set(err, CGS_E_NOMEM, "out of memory");
-		goto out;
-	}
+	    cgs_graph_init(&x->groups, x->n_groups) ||
+	    cgs_graph_init(&x->ugs, x->n_groups))
+		return CGS_E_NOMEM;
 	for (g = 0; g < x->n_groups; g++) {
-		x->first_live_g[g] = x->first_live_u[g] = NONE;
 		c = g / S;
 		sl = g % S;
+		x->first_live_g[g] = x->first_live_u[g] = NONE;
 		x->group_first[g] = x->layer_base[c] * S + sl * s->layers[c];
 		x->ug_first[g] = g;
-		rp->user_grad[g].chunk = c;
-		rp->user_grad[g].slot = sl;
-		rp->user_grad[g].arena = 1;
-		for (l = 0; l < s->layers[c]; l++) {
-			struct cgs_frame *f = &rp->saved[x->group_first[g] + l];
-
-			f->chunk = c;
-			f->slot = sl;
-			f->layer = l;
-			f->arena = 0;
-		}
+		x->group_weight[g] = s->layers[c];
+		rp->user_grad[g] = (struct cgs_frame){.chunk = c, .slot = sl,
+						      .arena = 1};
+		for (l = 0; l < s->layers[c]; l++)
+			rp->saved[x->group_first[g] + l] = (struct cgs_frame){
+				.chunk = c, .slot = sl, .layer = l, .arena = 0};
 	}
 	x->group_first[x->n_groups] = rp->n_saved;
 	x->ug_first[x->n_groups] = x->n_groups;
+	return 0;
+}
 
-	rc = frame_layout(x, err);
+static int colour_frames(struct rank_ctx *x)
+{
+	struct cgs_rank_plan *rp = x->rp;
+	uint32_t f;
+	int rc = build_frame_graph(x);
+
 	if (rc == 0)
-		rc = liveness(x, err);
-	if (rc)
-		goto out;
-	if (build_frame_graph(x)) {
-		rc = cgs_error_set(err, CGS_E_NOMEM, "out of memory");
-		goto out;
-	}
-	for (g = 0; g < x->n_groups; g++)
-		x->group_weight[g] = s->layers[g / S];
-	rc = colour_role(&x->frames, &x->groups, x->group_weight,
-			 x->clique_saved, x->opt->colour_budget,
-			 x->saved_colour, &rp->saved_stats);
+		rc = colour_role(&x->frames, &x->groups, x->group_weight,
+				 x->clique_saved, x->opt->colour_budget,
+				 x->saved_colour, &rp->saved_stats);
 	if (rc == 0)
 		rc = colour_role(&x->ugs, &x->ugs, NULL, x->clique_ug,
 				 x->opt->colour_budget, x->ug_colour,
 				 &rp->user_grad_stats);
-	if (rc) {
-		rc = cgs_error_set(err, rc, "out of memory");
-		goto out;
-	}
+	for (f = 0; rc == 0 && f < rp->n_saved; f++)
+		rp->saved[f].colour = x->saved_colour[f];
+	for (f = 0; rc == 0 && f < rp->n_user_grad; f++)
+		rp->user_grad[f].colour = x->ug_colour[f];
+	return rc;
+}
 
-	saved_view = (struct role_view){&x->groups, &x->frames,
-		x->group_first, x->first_live_g, x->saved_colour, rp->n_saved};
+/*
+ * Byte offsets of both frame kinds, the arenas, upstream's figure, and
+ * what every variant alone would take.
+ */
+static int place_frames(struct rank_ctx *x)
+{
+	struct cgs_rank_plan *rp = x->rp;
+	uint32_t S = x->S, g, v;
+	uint64_t *size = calloc((uint64_t)rp->n_saved + 1, sizeof(*size));
+	uint64_t *offset = calloc((uint64_t)rp->n_saved + 1, sizeof(*offset));
+	uint64_t without = 0, col_s, col_u, b, cb;
+	struct role_view saved_view = {&x->groups, &x->frames, x->group_first,
+		x->first_live_g, x->saved_colour, rp->n_saved};
 	/* gradient frames are their own items: order 2 is colour by colour */
-	ug_view = (struct role_view){&x->ugs, NULL, x->ug_first,
+	struct role_view ug_view = {&x->ugs, NULL, x->ug_first,
 		x->first_live_u, x->ug_colour, x->n_groups};
+	int rc = CGS_E_NOMEM;
 
+	if (!size || !offset)
+		goto out;
 	for (g = 0; g < rp->n_saved; g++) {
 		struct cgs_frame *f = &rp->saved[g];
 
-		size[g] = x->fb[x->layer_base[f->chunk] + f->layer];
-		f->bytes = size[g];
-		f->colour = x->saved_colour[g];
+		f->bytes = size[g] = x->fb[x->layer_base[f->chunk] + f->layer];
 	}
-	rc = role_layout(&saved_view, size, offset, &rp->saved_stats.bytes, &col_s);
+	rc = role_layout(&saved_view, size, offset, &rp->saved_stats.bytes,
+			 &col_s);
 	if (rc)
-		goto nomem;
+		goto out;
 	for (g = 0; g < rp->n_saved; g++)
 		rp->saved[g].offset = offset[g];
-	for (g = 0; g < x->n_groups; g++) {
-		size[g] = x->ub[g / S];
-		rp->user_grad[g].bytes = size[g];
-		rp->user_grad[g].colour = x->ug_colour[g];
-	}
-	rc = role_layout(&ug_view, size, offset, &rp->user_grad_stats.bytes, &col_u);
+	for (g = 0; g < x->n_groups; g++)
+		rp->user_grad[g].bytes = size[g] = x->ub[g / S];
+	rc = role_layout(&ug_view, size, offset, &rp->user_grad_stats.bytes,
+			 &col_u);
 	if (rc)
-		goto nomem;
+		goto out;
 	for (g = 0; g < x->n_groups; g++)
 		rp->user_grad[g].offset = offset[g];
 
 	/* each variant alone, in arenas of its own */
-	for (v = 0; v < V; v++) {
+	for (v = 0; v < x->s->n_variants; v++) {
 		for (g = 0; g < rp->n_saved; g++) {
-			struct cgs_frame *f = &rp->saved[g];
+			const struct cgs_frame *f = &rp->saved[g];
 
 			size[g] = x->vfb[(uint64_t)v * x->LT +
 					 x->layer_base[f->chunk] + f->layer];
 		}
 		rc = role_layout(&saved_view, size, NULL, &b, &cb);
 		if (rc)
-			goto nomem;
+			goto out;
 		without += b;
 		for (g = 0; g < x->n_groups; g++)
-			size[g] = x->vub[(uint64_t)v * M + g / S];
+			size[g] = x->vub[(uint64_t)v * x->M + g / S];
 		rc = role_layout(&ug_view, size, NULL, &b, &cb);
 		if (rc)
-			goto nomem;
+			goto out;
 		without += b;
 	}
-
 	rp->n_arenas = 2;
 	rp->arenas[0] = (struct cgs_arena){CGS_ARENA_SAVED, rp->saved_stats.bytes};
 	rp->arenas[1] = (struct cgs_arena){CGS_ARENA_USER_GRAD,
@@ -820,14 +825,28 @@ static int plan_rank(struct rank_ctx *x, struct cgs_error *err)
 	rp->bytes = rp->saved_stats.bytes + rp->user_grad_stats.bytes;
 	rp->bytes_colour_arenas = col_s + col_u;
 	rp->bytes_without_sharing = without;
-	rc = capture_sequence(x, err);
-	goto out;
-nomem:
-	rc = cgs_error_set(err, CGS_E_NOMEM, "out of memory");
 out:
 	free(size);
 	free(offset);
 	return rc;
+}
+
+static int plan_rank(struct rank_ctx *x, struct cgs_error *err)
+{
+	int rc = check_frames(x, err);
+
+	if (rc)
+		return rc;
+	if (index_frames(x))
+		return cgs_error_set(err, CGS_E_NOMEM, "out of memory");
+	rc = frame_layout(x, err);
+	if (rc == 0)
+		rc = liveness(x, err);
+	if (rc)
+		return rc;
+	if (colour_frames(x) || place_frames(x))
+		return cgs_error_set(err, CGS_E_NOMEM, "out of memory");
+	return capture_sequence(x, err);
 }
 
 static void rank_ctx_release(struct rank_ctx *x)
