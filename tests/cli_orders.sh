@@ -48,5 +48,13 @@ grep -q 'does not drain' "$tmp/err" || fail "no drain error: $(cat "$tmp/err")"
 "$cgslot" orders --limit microbatches=4 testdata/examples/qwen-pp4-vpp2-dcp.yaml >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || fail "--limit not applied by orders"
 
+# The example in cgslot(1) prints what the page says it prints.
+example=$(sed -n '/^\$ cgslot orders/{s/^\$ cgslot //;s/\\-/-/g;p;q}' man/cgslot.1)
+want=$(sed -n '/^\$ cgslot orders/{n;s/\\-/-/g;p;q}' man/cgslot.1)
+[ -n "$example" ] && [ -n "$want" ] || fail "no orders example in man/cgslot.1"
+# shellcheck disable=SC2086
+got=$("$cgslot" $example) || fail "man page example failed: cgslot $example"
+[ "$got" = "$want" ] || fail "cgslot $example prints '$got', the man page says '$want'"
+
 echo "$failed failed"
 [ "$failed" -eq 0 ]
