@@ -565,6 +565,28 @@ static uint64_t rnd_bytes(void)
 	return pick[rnd(8)] * (1 + rnd(3));
 }
 
+/* Any order that drains: forwards and backwards in random turns. */
+static void add_random_order(struct cgs_schedule *s, uint32_t rank, uint32_t n)
+{
+	uint32_t M = s->vpp, len = 2 * n * M, i = 0, c;
+	uint32_t fwd[8] = {0}, bwd[8] = {0};
+	int32_t *e = malloc(len * sizeof(*e));
+
+	ck_assert_uint_le(M, 8);
+	while (i < len) {
+		c = rnd(M);
+		if (rnd(2) && fwd[c] < n) {
+			fwd[c]++;
+			e[i++] = (int32_t)c + 1;
+		} else if (bwd[c] < fwd[c]) {
+			bwd[c]++;
+			e[i++] = -(int32_t)c - 1;
+		}
+	}
+	add_order(s, rank, n, e, len);
+	free(e);
+}
+
 /* A random small schedule; sizes keep the checker's replay quick. */
 static struct cgs_schedule *random_schedule(uint32_t big)
 {
@@ -598,6 +620,13 @@ static struct cgs_schedule *random_schedule(uint32_t big)
 			for (r = 0; r < CGS_ROLE_COUNT; r++)
 				o->bytes.role[r] = rnd_bytes();
 		}
+	}
+	/* now and then a rank runs explicit orders: random valid interleavings */
+	if (rnd(4) == 0) {
+		uint32_t rank = rnd(pp), n_counts = 1 + rnd(2), k;
+
+		for (k = 0; k < n_counts; k++)
+			add_random_order(s, rank, 1 + k + rnd(4) + k * 4);
 	}
 	/* now and then plan only some ranks */
 	if (pp > 1 && rnd(4) == 0) {
