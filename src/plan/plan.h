@@ -91,7 +91,13 @@ struct cgs_rank_plan {
 	uint64_t bytes_without_sharing;  /* every variant with its own arenas */
 	uint64_t bytes_colour_arenas;    /* upstream: one arena per colour */
 
-	/* Graph indices (see above) in lockstep capture order. */
+	/*
+	 * Graph indices (see above) in lockstep capture order over the
+	 * largest reachable order: each entry once per variant, smallest CP
+	 * first, forward layers in order, backward layers reversed; each
+	 * graph where its (variant, chunk, slot, direction) first appears.
+	 * Graphs of slots that order never reaches follow in index order.
+	 */
 	uint32_t n_graphs;
 	uint32_t *capture;
 };
