@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -491,6 +492,9 @@ START_TEST(byte_flips)
 				cgs_manifest_close(&m);
 			} else {
 				ck_assert_ptr_null(m);
+				ck_assert_msg(rc != CGS_E_NOMEM,
+					      "flip %#x at %zu ran out of memory",
+					      patterns[p], i);
 				rejected++;
 			}
 		}
@@ -518,6 +522,57 @@ START_TEST(byte_flips)
 	ck_assert_uint_gt(rejected, accepted);
 	free(c);
 	free(b);
+}
+END_TEST
+
+/*
+ * Under an address-space limit of 64 MiB beyond what the process has, no
+ * corruption may make the reader allocate beyond it: every allocation is
+ * bounded by the (small) input.  Sanitizers reserve huge shadow mappings,
+ * so the limit only applies in plain builds.
+ */
+#if defined(__SANITIZE_ADDRESS__)
+#define CGS_TEST_ASAN 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define CGS_TEST_ASAN 1
+#endif
+#endif
+
+START_TEST(bounded_memory)
+{
+#ifndef CGS_TEST_ASAN
+	struct rlimit old, lim;
+	unsigned long pages = 0;
+	uint8_t *b, *c;
+	size_t len, i;
+	FILE *f = fopen("/proc/self/statm", "r");
+	struct cgs_manifest *m;
+	int rc;
+
+	if (!f || fscanf(f, "%lu", &pages) != 1)
+		ck_abort_msg("cannot read /proc/self/statm");
+	fclose(f);
+	b = fixture_bytes(&len);
+	c = malloc(len);
+	ck_assert_int_eq(getrlimit(RLIMIT_AS, &old), 0);
+	lim = old;
+	lim.rlim_cur = (rlim_t)pages * (rlim_t)sysconf(_SC_PAGESIZE) +
+		       ((rlim_t)64 << 20);
+	ck_assert_int_eq(setrlimit(RLIMIT_AS, &lim), 0);
+	for (i = 0; i + 4 < len; i++) {
+		memcpy(c, b, len);
+		c[i] = 0xff;  /* the largest counts a byte can make */
+		fix_crc(c, len);
+		m = NULL;
+		rc = cgs_manifest_open_buffer(c, len, &m, NULL);
+		cgs_manifest_close(&m);
+		ck_assert_msg(rc != CGS_E_NOMEM, "0xff at %zu ran out of memory", i);
+	}
+	ck_assert_int_eq(setrlimit(RLIMIT_AS, &old), 0);
+	free(c);
+	free(b);
+#endif
 }
 END_TEST
 
@@ -1010,6 +1065,7 @@ static Suite *manifest_suite(void)
 	tcase_add_test(tc, deterministic);
 	tcase_add_test(tc, byte_flips);
 	tcase_add_test(tc, truncations);
+	tcase_add_test(tc, bounded_memory);
 	tcase_add_test(tc, targeted_edits);
 	tcase_add_test(tc, minor_versions);
 	tcase_add_test(tc, open_file);
