@@ -100,7 +100,7 @@ struct cgs_graph_desc {
 	uint64_t bytes[CGS_RUNTIME_ROLES];
 };
 
-/* Times of the last cgs_runtime_capture(), in nanoseconds. */
+/* Graphs captured and adopted so far, and capture times summed, in ns. */
 struct cgs_runtime_stats {
 	uint32_t graphs_captured;   /* by cgs_runtime_capture */
 	uint32_t graphs_adopted;    /* by cgs_runtime_adopt */
