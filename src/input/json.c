@@ -109,6 +109,27 @@ static int prescan(struct cgs_doc *doc, const char *text, size_t len,
 	return 0;
 }
 
+/*
+ * jansson reports a failed allocation inside its lexer as a syntax error
+ * ("invalid token"), so its allocations go through these wrappers, which
+ * remember a failure for the parse in progress on this thread.
+ */
+static _Thread_local int jansson_out_of_memory;
+
+static void *jansson_malloc(size_t size)
+{
+	void *p = malloc(size);
+
+	if (!p)
+		jansson_out_of_memory = 1;
+	return p;
+}
+
+static void jansson_free(void *p)
+{
+	free(p);
+}
+
 static int jansson_error(struct cgs_doc *doc, const char *text, size_t len,
 			 const json_error_t *je, struct cgs_error *err)
 {
@@ -130,7 +151,8 @@ static int jansson_error(struct cgs_doc *doc, const char *text, size_t len,
 				    "duplicate key '%.*s'; each key may appear "
 				    "once in a mapping", (int)(token - 2),
 				    near + 8);
-	if (json_error_code(je) == json_error_out_of_memory)
+	if (json_error_code(je) == json_error_out_of_memory ||
+	    jansson_out_of_memory)
 		return cgs_error_set(err, CGS_E_NOMEM, "out of memory");
 	return cgs_error_at(err, CGS_E_SYNTAX, doc->file, line, column,
 			    "invalid JSON: %s", je->text);
@@ -287,6 +309,8 @@ int cgs_json_parse(struct cgs_doc *doc, const char *text, size_t len,
 	rc = prescan(doc, text, len, err);
 	if (rc)
 		return rc;
+	json_set_alloc_funcs(jansson_malloc, jansson_free);
+	jansson_out_of_memory = 0;
 	root = json_loadb(text, len,
 			  JSON_REJECT_DUPLICATES | JSON_DECODE_ANY |
 				  JSON_DECODE_INT_AS_REAL,
@@ -295,5 +319,10 @@ int cgs_json_parse(struct cgs_doc *doc, const char *text, size_t len,
 		return jansson_error(doc, text, len, &je, err);
 	rc = build(&s, root, &doc->root, err);
 	json_decref(root);
+	if (rc && jansson_out_of_memory) {
+		/* a string jansson could not copy reads as a lost position */
+		cgs_error_clear(err);
+		rc = cgs_error_set(err, CGS_E_NOMEM, "out of memory");
+	}
 	return rc;
 }

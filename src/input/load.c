@@ -185,7 +185,8 @@ int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
 	}
 	f = fopen(path, "rb");
 	if (!f)
-		return cgs_error_at(err, CGS_E_IO, path, 0, 0, "cannot open: %s",
+		return cgs_error_at(err, errno == ENOMEM ? CGS_E_NOMEM : CGS_E_IO,
+				    path, 0, 0, "cannot open: %s",
 				    strerror(errno));
 	if (fstat(fileno(f), &st) == 0) {
 		if (S_ISDIR(st.st_mode)) {
