@@ -36,7 +36,7 @@ struct cgs_limits {
 #define CGS_LIMIT_MICROBATCHES  1048576ull     /* 2^20 */
 #define CGS_LIMIT_VARIANTS      256ull
 #define CGS_LIMIT_ORDER_ENTRIES (1ull << 28)   /* 1 GiB of int32 entries */
-#define CGS_LIMIT_FRAMES        (1ull << 22)
+#define CGS_LIMIT_FRAMES        (1ull << 16)
 
 /*
  * Hard ceilings a limit cannot be raised past: the parsers recurse once

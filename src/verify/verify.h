@@ -40,8 +40,12 @@
 
 #include "cgslot/error.h"
 
-/* The most chunks times slots of one rank (the conflict matrix is dense). */
-#define CGS_VERIFY_MAX_GROUPS 8192u
+/*
+ * The most chunks times slots of one rank: the conflict matrix is dense
+ * (groups^2 / 8 bytes).  The compiler plans at most 65536 saved frames per
+ * rank, and every chunk has a layer, so whatever it writes is verifiable.
+ */
+#define CGS_VERIFY_MAX_GROUPS 65536u
 
 /* Indices of the saved-frame roles, the r of cgs_verify_rank.saved. */
 enum cgs_verify_role {
