@@ -1,26 +1,8 @@
 #!/usr/bin/env bash
 # cgslot check: silent success, every file checked, exit statuses, --limit,
 # --help, and hostile inputs (a 1 GiB file made here, pipes) refused early.
-set -u
-cd "${CGS_SOURCE_ROOT:?}" || exit 1
-cgslot=${CGSLOT:?}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-
-fail() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
-
-# run EXPECTED_STATUS ARGS...: output goes to $tmp/out and $tmp/err
-run() {
-	local want=$1 rc
-	shift
-	timeout 20 "$cgslot" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	[ "$rc" -eq "$want" ] || fail "cgslot $* exited $rc, want $want: $(head -c 400 "$tmp/err")"
-}
+. "$(dirname "$0")/cli_lib.sh"
+cli_timeout=20
 
 # Every valid file passes and prints nothing at all.
 valid=(testdata/examples/*.yaml testdata/valid/*/schedule.*)

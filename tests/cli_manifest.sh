@@ -3,26 +3,7 @@
 # stdout and stderr, determinism, and output safety (a failed, refused,
 # interrupted or concurrent compile never leaves a partial manifest or a
 # temporary file, and never touches an earlier manifest).
-set -u
-cd "${CGS_SOURCE_ROOT:?}" || exit 1
-cgslot=${CGSLOT:?}
-tmp=$(mktemp -d)
-trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
-failed=0
-
-fail() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
-
-# run EXPECTED_STATUS ARGS...: output goes to $tmp/out and $tmp/err
-run() {
-	local want=$1 rc
-	shift
-	timeout 60 "$cgslot" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	[ "$rc" -eq "$want" ] || fail "cgslot $* exited $rc, want $want: $(head -c 400 "$tmp/err")"
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # no_temp DIR: no temporary file of a compile is left in DIR.
 no_temp() {

@@ -9,29 +9,10 @@
 #
 # CGS_UPDATE_GOLDEN=1 (or tools/update-golden) rewrites the files instead
 # of comparing; review the diff before committing it.
-set -u
-cd "${CGS_SOURCE_ROOT:?}" || exit 1
-cgslot=${CGSLOT:?}
+. "$(dirname "$0")/cli_lib.sh"
 update=${CGS_UPDATE_GOLDEN:-0}
 golden=testdata/manifest/golden
 corrupt=testdata/manifest/corrupt
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-
-fail() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
-
-# run EXPECTED_STATUS ARGS...: output goes to $tmp/out and $tmp/err
-run() {
-	local want=$1 rc
-	shift
-	timeout 60 "$cgslot" "$@" >"$tmp/out" 2>"$tmp/err"
-	rc=$?
-	[ "$rc" -eq "$want" ] || fail "cgslot $* exited $rc, want $want: $(head -c 400 "$tmp/err")"
-}
 
 # same NEW GOLDEN: compare, or install NEW in update mode.
 same() {

@@ -1,17 +1,7 @@
 #!/usr/bin/env bash
 # cgslot orders SCHEDULE: every planned (rank, N) order, generated or
 # explicit, one per line with its prefix.
-set -u
-cd "${CGS_SOURCE_ROOT:?}" || exit 1
-cgslot=${CGSLOT:?}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-
-fail() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 # The bundled example: P=4, M=2, G=4, L=16 gives N = 4, 8, 12, 16 per rank.
 "$cgslot" orders testdata/examples/qwen-pp4-vpp2-dcp.yaml >"$tmp/out" 2>"$tmp/err" ||

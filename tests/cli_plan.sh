@@ -1,17 +1,7 @@
 #!/usr/bin/env bash
 # cgslot plan SCHEDULE: text, json and te-plan output, determinism, errors
 # and exit codes.
-set -u
-cd "${CGS_SOURCE_ROOT:?}" || exit 1
-cgslot=${CGSLOT:?}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
-
-fail() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
+. "$(dirname "$0")/cli_lib.sh"
 
 example=testdata/examples/qwen-pp4-vpp2-dcp.yaml
 

@@ -9,20 +9,10 @@
 # the exact stderr of verify in expected.txt (empty: the move is harmless
 # and verify must pass).  CGS_UPDATE_GOLDEN=1 (tools/update-golden)
 # regenerates both from the current golden manifests.
-set -u
 plant=$(realpath "${1:?usage: cli_verify.sh PLANT_OVERLAP}") || exit 1
-cd "${CGS_SOURCE_ROOT:?}" || exit 1
-cgslot=${CGSLOT:?}
-tmp=$(mktemp -d)
-trap 'rm -rf "$tmp"' EXIT
-failed=0
+. "$(dirname "$0")/cli_lib.sh"
 
-fail() {
-	echo "FAIL: $*"
-	failed=$((failed + 1))
-}
-
-# Run cgslot with stdout/stderr captured; the status lands in $rc.
+# Unlike cli_lib.sh's run, this one leaves the status in $rc to inspect.
 run() {
 	"$cgslot" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?

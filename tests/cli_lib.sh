@@ -1,0 +1,29 @@
+# Set-up shared by the CLI test scripts; source it first.  It enters the
+# source tree and provides:
+#   $cgslot   the binary under test
+#   $tmp      a scratch directory, removed on exit (read-only parts too)
+#   fail MSG  count a failure and print it; $failed holds the count
+#   run EXPECTED_STATUS ARGS...
+#             run cgslot with a time limit of $cli_timeout seconds (60 by
+#             default), stdout in $tmp/out, stderr in $tmp/err, and count a
+#             failure when it exits otherwise
+set -u
+cd "${CGS_SOURCE_ROOT:?}" || exit 1
+cgslot=${CGSLOT:?}
+tmp=$(mktemp -d)
+trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+failed=0
+cli_timeout=60
+
+fail() {
+	echo "FAIL: $*"
+	failed=$((failed + 1))
+}
+
+run() {
+	local want=$1 rc
+	shift
+	timeout "$cli_timeout" "$cgslot" "$@" >"$tmp/out" 2>"$tmp/err"
+	rc=$?
+	[ "$rc" -eq "$want" ] || fail "cgslot $* exited $rc, want $want: $(head -c 400 "$tmp/err")"
+}
