@@ -81,6 +81,27 @@ grep -q "slot period shorter than liveness" "$tmp/err" || fail "plan failure not
 cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "a failed plan changed the manifest"
 no_temp "$out"
 
+# A disk that fills up mid-write: exit 3, the earlier manifest intact, no
+# temporary file.  A file-size limit makes every write past 4 KiB fail
+# (EFBIG, with SIGXFSZ ignored), as a full disk would; where a small tmpfs
+# can be mounted (root with CAP_SYS_ADMIN) a real ENOSPC is tried too.
+(ulimit -f 4 && trap '' XFSZ && exec "$cgslot" compile -q "$other" -o "$out/m.cgslot") \
+	>"$tmp/out" 2>"$tmp/err"
+[ $? -eq 3 ] || fail "a write past the file-size limit did not exit 3: $(cat "$tmp/err")"
+grep -q "m.cgslot" "$tmp/err" || fail "the failed write does not name the manifest: $(cat "$tmp/err")"
+cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "a failed write changed the manifest"
+no_temp "$out"
+mkdir -p "$tmp/tiny"
+if mount -t tmpfs -o size=16k tmpfs "$tmp/tiny" 2>/dev/null; then
+	cp "$tmp/good.cgslot" "$tmp/tiny/m.cgslot" 2>/dev/null
+	run 3 compile -q testdata/examples/qwen-pp4-vpp2-dcp.yaml -o "$tmp/tiny/m.cgslot"
+	grep -q "No space left on device" "$tmp/err" || fail "ENOSPC not reported: $(cat "$tmp/err")"
+	[ -z "$(find "$tmp/tiny" -name '.*.cgslot.*')" ] || fail "a full disk left a temporary file"
+	umount "$tmp/tiny"
+else
+	echo "note: cannot mount a tmpfs here; the ENOSPC case is not run"
+fi
+
 # A missing schedule: exit 3.
 run 3 compile "$tmp/missing.yaml" -o "$out/m.cgslot"
 cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "a missing schedule changed the manifest"
