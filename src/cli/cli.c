@@ -4,8 +4,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "common/error.h"
+#include "plan/plan.h"
 
 int cgs_cli_exit_code(int status)
 {
@@ -99,4 +101,23 @@ int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 bad:
 	return cgs_cli_usage_error(cmd, "%s '%s' is not an integer in %lu..%lu",
 				   option, arg ? arg : "", min, max);
+}
+
+static void print_progress(void *user, uint32_t done, uint32_t total)
+{
+	(void)user;
+	/* \r redraws the line; the last call clears it for what follows */
+	if (done < total)
+		fprintf(stderr, "\rcgslot: planned rank %u of %u", done, total);
+	else
+		fprintf(stderr, "\r\033[K");
+	fflush(stderr);
+}
+
+void cgs_cli_progress_options(struct cgs_plan_options *opt)
+{
+	if (isatty(STDERR_FILENO)) {
+		opt->progress = print_progress;
+		opt->progress_user = NULL;
+	}
 }

@@ -59,4 +59,12 @@ int cgs_cli_limit_option(const char *cmd, struct cgs_limits *limits,
 int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 		      unsigned long min, unsigned long max, unsigned *out);
 
+/*
+ * Planner progress on stderr ("planning rank 3 of 32"), redrawn in place;
+ * cgs_cli_progress_options() installs it in plan options only when stderr
+ * is a terminal, so logs and pipes stay clean.
+ */
+struct cgs_plan_options;
+void cgs_cli_progress_options(struct cgs_plan_options *opt);
+
 #endif

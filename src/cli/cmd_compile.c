@@ -235,6 +235,7 @@ static int compile(const char *schedule, const char *output,
 	if (rc)
 		goto out;
 	cgs_plan_options_init(&opt);
+	cgs_cli_progress_options(&opt);
 	rc = cgs_plan_create(s, &opt, &plan, &err);
 	if (rc)
 		goto out;

@@ -38,6 +38,7 @@ static int plan_file(const char *path, const struct cgs_limits *limits,
 	int rc;
 
 	cgs_plan_options_init(&opt);
+	cgs_cli_progress_options(&opt);
 	opt.max_frames = limits->frames;
 	rc = cgs_schedule_load(path, limits, &s, &err);
 	if (rc == 0)

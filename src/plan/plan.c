@@ -942,6 +942,8 @@ int cgs_plan_create(const struct cgs_schedule *s,
 		rank_ctx_release(&x);
 		if (rc)
 			goto fail;
+		if (opt->progress)
+			opt->progress(opt->progress_user, r + 1, s->n_ranks);
 	}
 	*out = p;
 	return 0;

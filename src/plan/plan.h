@@ -127,6 +127,13 @@ struct cgs_plan_options {
 	uint64_t colour_budget;
 	/* Most saved frames on one rank (limit `frames`); 0: no limit. */
 	uint64_t max_frames;
+	/*
+	 * Called after each rank is planned (done of total), so a tool can
+	 * show progress on long plans; NULL for none.  The planner itself
+	 * never prints.
+	 */
+	void (*progress)(void *user, uint32_t done, uint32_t total);
+	void *progress_user;
 };
 
 void cgs_plan_options_init(struct cgs_plan_options *o);
