@@ -8,10 +8,12 @@
  * write outside the region must be reported, one inside must not.
  *
  * Usage: nvtx_probe plain|graph OFFSET [late] [default-domain] [no-region]
+ *                    [no-message]
  *        nvtx_probe control
  * late: capture and instantiate the graph before the annotations are made.
  * default-domain: annotate in NVTX's default domain instead of a named one.
  * no-region: register the heap only, so that no byte of the pool is owned.
+ * no-message: leave the heap's description text unset (libcgslot sets one).
  * control: no NVTX; write 4 bytes past the end of a 1000-byte cudaMalloc,
  * which memcheck reports with or without annotations.
  *
@@ -45,7 +47,7 @@ __global__ void poke(unsigned *p)
 	} while (0)
 
 static nvtxMemHeapHandle_t annotate(nvtxDomainHandle_t d, char *pool,
-				    int regions)
+				    int regions, int message)
 {
 	nvtxMemVirtualRangeDesc_t whole, region;
 	nvtxMemHeapDesc_t h;
@@ -61,8 +63,10 @@ static nvtxMemHeapHandle_t annotate(nvtxDomainHandle_t d, char *pool,
 	h.type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
 	h.typeSpecificDescSize = sizeof(whole);
 	h.typeSpecificDesc = &whole;
-	h.messageType = NVTX_MESSAGE_TYPE_ASCII;
-	h.message.ascii = "nvtx_probe pool";
+	if (message) {
+		h.messageType = NVTX_MESSAGE_TYPE_ASCII;
+		h.message.ascii = "nvtx_probe pool";
+	}
 	heap = nvtxMemHeapRegister(d, &h);
 
 	memset(&b, 0, sizeof(b));
@@ -82,7 +86,7 @@ static nvtxMemHeapHandle_t annotate(nvtxDomainHandle_t d, char *pool,
 
 int main(int argc, char **argv)
 {
-	int graph, late = 0, dflt = 0, regions = 1, i;
+	int graph, late = 0, dflt = 0, regions = 1, message = 1, i;
 	size_t off;
 	char *pool;
 	nvtxDomainHandle_t d = NULL;
@@ -99,7 +103,7 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (argc < 3 || (strcmp(argv[1], "plain") && strcmp(argv[1], "graph"))) {
-		fprintf(stderr, "usage: nvtx_probe plain|graph OFFSET [late] [default-domain] [no-region] | control\n");
+		fprintf(stderr, "usage: nvtx_probe plain|graph OFFSET [late] [default-domain] [no-region] [no-message] | control\n");
 		return 2;
 	}
 	graph = strcmp(argv[1], "graph") == 0;
@@ -109,6 +113,8 @@ int main(int argc, char **argv)
 		dflt |= strcmp(argv[i], "default-domain") == 0;
 		if (strcmp(argv[i], "no-region") == 0)
 			regions = 0;
+		if (strcmp(argv[i], "no-message") == 0)
+			message = 0;
 	}
 	if (off + 4 > kPool) {
 		fprintf(stderr, "nvtx_probe: offset %zu is past the pool\n", off);
@@ -127,7 +133,7 @@ int main(int argc, char **argv)
 		CHECK(cudaStreamEndCapture(s, &g));
 		CHECK(cudaGraphInstantiate(&e, g, 0));
 	}
-	heap = annotate(d, pool, regions);
+	heap = annotate(d, pool, regions, message);
 	/* With a tool attached the heap handle is the pool's address; NULL
 	 * means no NVTX tool received the call. */
 	printf("%s launch, write 4 bytes at offset %zu of a %zu-byte pool whose region is [0, %zu)%s%s; heap handle %p (pool %p)\n",
