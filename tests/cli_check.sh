@@ -60,10 +60,10 @@ grep -q "huge.yaml: error: the file's size (1073741824 bytes) exceeds the file_b
 run 1 check --limit file_bytes=1MiB /dev/zero
 grep -q "exceeds the file_bytes limit of 1048576" "$tmp/err" || fail "/dev/zero: $(cat "$tmp/err")"
 # A file just under the limit but full of values stops at the node budget.
-python3 -c "import sys; sys.stdout.write('cgslot: 1\nname: [' + '0,' * 3000000 + '0]\n')" >"$tmp/wide.yaml"
+"$python" -c "import sys; sys.stdout.write('cgslot: 1\nname: [' + '0,' * 3000000 + '0]\n')" >"$tmp/wide.yaml"
 run 1 check "$tmp/wide.yaml"
 grep -q "exceeds the nodes limit of 1000000" "$tmp/err" || fail "wide yaml: $(cat "$tmp/err")"
-python3 -c "import sys; sys.stdout.write('{\"cgslot\": 1, \"name\": [' + '0,' * 3000000 + '0]}\n')" >"$tmp/wide.json"
+"$python" -c "import sys; sys.stdout.write('{\"cgslot\": 1, \"name\": [' + '0,' * 3000000 + '0]}\n')" >"$tmp/wide.json"
 run 1 check "$tmp/wide.json"
 grep -q "exceeds the nodes limit of 1000000" "$tmp/err" || fail "wide json: $(cat "$tmp/err")"
 

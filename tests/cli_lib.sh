@@ -1,6 +1,7 @@
 # Set-up shared by the CLI test scripts; source it first.  It enters the
 # source tree and provides:
 #   $cgslot   the binary under test
+#   $python   the Python that has the test modules (jsonschema, yaml)
 #   $tmp      a scratch directory, removed on exit (read-only parts too)
 #   fail MSG  count a failure and print it; $failed holds the count
 #   run EXPECTED_STATUS ARGS...
@@ -10,6 +11,7 @@
 set -u
 cd "${CGS_SOURCE_ROOT:?}" || exit 1
 cgslot=${CGSLOT:?}
+python=${CGS_PYTHON:-python3}
 tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 failed=0

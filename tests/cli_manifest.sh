@@ -175,7 +175,7 @@ grep -q "^manifest    format 1.0, " "$tmp/out" || fail "dump text header: $(head
 grep -q "^schedule    golden-dcp-vpp, hash " "$tmp/out" || fail "dump text schedule"
 grep -q "^  order N=4: " "$tmp/out" || fail "dump text lacks the orders"
 run 0 dump --format json "$out/m.cgslot"
-python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["name"]=="golden-dcp-vpp" and len(d["ranks"])==2, d["name"]' "$tmp/out" ||
+"$python" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["name"]=="golden-dcp-vpp" and len(d["ranks"])==2, d["name"]' "$tmp/out" ||
 	fail "dump json is not the manifest"
 
 # Manifests that cannot be read: exit 3 for I/O, 1 for bad contents.
@@ -218,7 +218,7 @@ done
 [ "$compared" -ge 8 ] || fail "only $compared schedules compared with plan"
 run 0 report "$out/m.cgslot"
 run 0 report --format json "$out/m.cgslot"
-python3 - "$tmp/out" <<'PY' || fail "report json lacks the expected figures"
+"$python" - "$tmp/out" <<'PY' || fail "report json lacks the expected figures"
 import json, sys
 d = json.load(open(sys.argv[1]))
 s = json.dumps(d)

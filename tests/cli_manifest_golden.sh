@@ -38,10 +38,10 @@ for dir in "$golden"/*/; do
 done
 [ "$cases" -ge 4 ] || fail "only $cases golden cases found"
 
-python3 tests/manifest_edit.py crc "$golden"/*/manifest.cgslot ||
+"$python" tests/manifest_edit.py crc "$golden"/*/manifest.cgslot ||
 	fail "a golden manifest's CRC-32C disagrees with the independent one"
 
-python3 - "$golden"/*/dump.json <<'PY' || fail "a dump does not match schemas/manifest-dump.schema.json"
+"$python" - "$golden"/*/dump.json <<'PY' || fail "a dump does not match schemas/manifest-dump.schema.json"
 import json, sys
 import jsonschema
 schema = json.load(open("schemas/manifest-dump.schema.json"))
@@ -63,7 +63,7 @@ PY
 
 if [ "$update" = 1 ]; then
 	rm -rf "$corrupt"
-	python3 tests/manifest_edit.py corrupt "$golden/dcp-vpp/manifest.cgslot" "$corrupt" ||
+	"$python" tests/manifest_edit.py corrupt "$golden/dcp-vpp/manifest.cgslot" "$corrupt" ||
 		fail "cannot generate the corrupt cases"
 fi
 cases=0
@@ -86,7 +86,7 @@ done
 future=testdata/manifest/compat/minor-optional/manifest.cgslot
 if [ "$update" = 1 ]; then
 	mkdir -p "$(dirname "$future")"
-	python3 tests/manifest_edit.py future "$golden/dcp-vpp/manifest.cgslot" "$future"
+	"$python" tests/manifest_edit.py future "$golden/dcp-vpp/manifest.cgslot" "$future"
 fi
 run 0 dump "$future"
 grep -q "^manifest    format 1.1, " "$tmp/out" || fail "future minor: $(head -n 1 "$tmp/out")"
@@ -101,9 +101,9 @@ cmp -s "$tmp/future.tail" "$tmp/golden.tail" || fail "future minor: contents dif
 # that cgslot dump prints.
 for m in "$golden"/*/manifest.cgslot "$future"; do
 	run 0 dump --format json "$m"
-	python3 tests/manifest_edit.py decode "$m" >"$tmp/decoded.json" ||
+	"$python" tests/manifest_edit.py decode "$m" >"$tmp/decoded.json" ||
 		{ fail "the second reader cannot decode $m"; continue; }
-	python3 -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+	"$python" -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
 		"$tmp/decoded.json" "$tmp/out" ||
 		fail "the second reader and cgslot dump disagree on $m"
 done

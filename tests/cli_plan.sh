@@ -17,7 +17,7 @@ done
 
 # JSON: the issue's structure, key for key, and consistent figures.
 "$cgslot" plan --format json "$example" >"$tmp/json" || fail "json failed"
-python3 - "$tmp/json" <<'PY' || fail "json structure"
+"$python" - "$tmp/json" <<'PY' || fail "json structure"
 import json, sys
 d = json.load(open(sys.argv[1]))
 for k in ("schedule", "slots", "max_microbatches", "variants", "ranks"):
@@ -48,7 +48,7 @@ PY
 
 # te-plan: one tuple per (variant, chunk, slot, layer), upstream's fields.
 "$cgslot" plan --format te-plan "$example" >"$tmp/te" || fail "te-plan failed"
-python3 - "$tmp/te" "$tmp/json" <<'PY' || fail "te-plan content"
+"$python" - "$tmp/te" "$tmp/json" <<'PY' || fail "te-plan content"
 import json, sys
 te = json.load(open(sys.argv[1]))
 rep = json.load(open(sys.argv[2]))
