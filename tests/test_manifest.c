@@ -273,6 +273,28 @@ START_TEST(crc32c_vectors)
 		ck_assert_uint_eq(cgs_crc32c(cgs_crc32c(0, inc, (size_t)i),
 					     inc + i, (size_t)(32 - i)),
 				  0x46DD794Eu);
+	/* The table-only path agrees on the vectors too. */
+	ck_assert_uint_eq(cgs_crc32c_portable(0, "123456789", 9), 0xE3069283u);
+	ck_assert_uint_eq(cgs_crc32c_portable(0, inc, 32), 0x46DD794Eu);
+}
+END_TEST
+
+/* The instruction path and the table path agree at every length and
+ * alignment, and on chained calls. */
+START_TEST(crc32c_paths_agree)
+{
+	static uint8_t buf[4096 + 16];
+	uint32_t x = 12345, i, off, len;
+
+	for (i = 0; i < sizeof(buf); i++) {
+		x = x * 1103515245u + 12345u;
+		buf[i] = (uint8_t)(x >> 16);
+	}
+	for (off = 0; off < 16; off++)
+		for (len = 0; len <= 4096; len += len < 64 ? 1 : 61)
+			ck_assert_uint_eq(cgs_crc32c(0x1234u, buf + off, len),
+					  cgs_crc32c_portable(0x1234u, buf + off,
+							      len));
 }
 END_TEST
 
@@ -1060,6 +1082,7 @@ static Suite *manifest_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, crc32c_vectors);
+	tcase_add_test(tc, crc32c_paths_agree);
 	tcase_add_test(tc, round_trip);
 	tcase_add_test(tc, find_rank_and_count);
 	tcase_add_test(tc, deterministic);

@@ -34,7 +34,7 @@ static void build_table(void)
 	}
 }
 
-uint32_t cgs_crc32c(uint32_t crc, const void *buf, size_t len)
+uint32_t cgs_crc32c_portable(uint32_t crc, const void *buf, size_t len)
 {
 	const unsigned char *p = buf;
 	uint32_t lo, hi;
@@ -57,3 +57,42 @@ uint32_t cgs_crc32c(uint32_t crc, const void *buf, size_t len)
 		crc = (crc >> 8) ^ table[0][(crc ^ *p++) & 0xff];
 	return ~crc;
 }
+
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#include <nmmintrin.h>
+#include <string.h>
+
+/*
+ * SSE4.2 has an instruction for exactly this polynomial: eight bytes per
+ * instruction, several times the table's speed, which matters because
+ * every open of a manifest checksums the whole file.
+ */
+__attribute__((target("sse4.2")))
+static uint32_t crc32c_sse42(uint32_t crc, const void *buf, size_t len)
+{
+	const unsigned char *p = buf;
+	uint64_t c = ~crc & 0xffffffffu, word;
+
+	while (len >= 8) {
+		memcpy(&word, p, 8);  /* x86 is little-endian */
+		c = _mm_crc32_u64(c, word);
+		p += 8;
+		len -= 8;
+	}
+	while (len--)
+		c = _mm_crc32_u8((uint32_t)c, *p++);
+	return ~(uint32_t)c;
+}
+
+uint32_t cgs_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	if (__builtin_cpu_supports("sse4.2"))
+		return crc32c_sse42(crc, buf, len);
+	return cgs_crc32c_portable(crc, buf, len);
+}
+#else
+uint32_t cgs_crc32c(uint32_t crc, const void *buf, size_t len)
+{
+	return cgs_crc32c_portable(crc, buf, len);
+}
+#endif
