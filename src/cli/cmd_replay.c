@@ -144,9 +144,8 @@ struct replay {
 	/* --overlap-test: victim's ranges are moved onto the neighbour's. */
 	struct frame_id victim, neighbour;
 	uint32_t shifted_graphs;
-	/* --overrun-test: bytes no frame owns, written by one graph. */
+	/* --overrun-test: bytes no frame owns, written by every iteration. */
 	struct cgs_selftest_range stray;
-	uint32_t stray_graph;
 	uint64_t rng;
 };
 
@@ -249,7 +248,12 @@ static int record_graph(void *user, const struct cgs_graph_desc *g,
 		}
 		r->shifted_graphs++;
 	}
-	if (r->o.overrun && g->index == r->stray_graph)
+	/*
+	 * Every variant's first forward graph of (chunk 0, slot 0, layer 0)
+	 * carries the stray write: microbatch 0 runs one of them in every
+	 * iteration, whichever variant it draws.
+	 */
+	if (r->o.overrun && g->frame == 0 && g->direction == CGS_RUNTIME_FORWARD)
 		sg.stray = r->stray;
 	return cgs_selftest_record(r->st, &sg, stream) == cudaSuccess ?
 	       0 : CGS_E_CUDA;
@@ -299,7 +303,6 @@ static int choose_overrun(struct replay *r)
 {
 	const struct cgs_runtime_info *in = &r->info;
 	size_t cap = (size_t)in->n_saved * in->n_variants * 4, n = 0, i;
-	struct cgs_graph_desc d;
 	uint32_t v, c, l, s, role, arena;
 	uint64_t offset, bytes, end = 0, arena_bytes;
 	struct span *sp = malloc((cap + 1) * sizeof(*sp));
@@ -347,8 +350,6 @@ static int choose_overrun(struct replay *r)
 		return -1;
 	if (r->stray.bytes > 64)
 		r->stray.bytes = 64;
-	cgs_runtime_graph_desc(r->rt, 0, &d, NULL);
-	r->stray_graph = d.index;
 	return 0;
 }
 
@@ -581,8 +582,8 @@ static int replay_run(struct replay *r)
 			fprintf(stderr, "cgslot: error: --overrun-test found no arena bytes outside every frame's ranges\n");
 			return CGS_EXIT_INVALID;
 		}
-		printf("overrun test: graph %u also writes %" PRIu64 " bytes at %p, owned by no frame (compute-sanitizer memcheck --nvtx yes must report them)\n",
-		       r->stray_graph, r->stray.bytes, r->stray.ptr);
+		printf("overrun test: the forward graphs of (chunk 0, slot 0, layer 0) also write %" PRIu64 " bytes at %p, owned by no frame (compute-sanitizer memcheck --nvtx yes must report them)\n",
+		       r->stray.bytes, r->stray.ptr);
 	}
 	if (cgs_runtime_capture(r->rt, record_graph, r, r->stream, &err))
 		return cgs_cli_report(&err);
