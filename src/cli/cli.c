@@ -121,3 +121,32 @@ void cgs_cli_progress_options(struct cgs_plan_options *opt)
 		opt->progress_user = NULL;
 	}
 }
+
+int cgs_cli_parse_format(const char *cmd, const char *arg, unsigned accepted,
+			 enum cgs_format *out)
+{
+	static const struct {
+		const char *name;
+		enum cgs_format format;
+	} formats[] = {
+		{"text", CGS_FORMAT_TEXT},
+		{"json", CGS_FORMAT_JSON},
+		{"te-plan", CGS_FORMAT_TE_PLAN},
+	};
+	char list[64] = "";
+	size_t i;
+
+	for (i = 0; i < sizeof(formats) / sizeof(formats[0]); i++) {
+		if (!(accepted & formats[i].format))
+			continue;
+		if (strcmp(arg, formats[i].name) == 0) {
+			*out = formats[i].format;
+			return 0;
+		}
+		if (list[0])
+			strcat(list, ", ");
+		strcat(list, formats[i].name);
+	}
+	return cgs_cli_usage_error(cmd, "--format '%s' is not known; accepted: %s",
+				   arg, list);
+}

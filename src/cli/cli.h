@@ -67,4 +67,19 @@ int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 struct cgs_plan_options;
 void cgs_cli_progress_options(struct cgs_plan_options *opt);
 
+/* Output formats of plan, report and dump. */
+enum cgs_format {
+	CGS_FORMAT_TEXT = 1u << 0,
+	CGS_FORMAT_JSON = 1u << 1,
+	CGS_FORMAT_TE_PLAN = 1u << 2,
+};
+
+/*
+ * Parse a --format value among the `accepted` formats (a mask of enum
+ * cgs_format); otherwise print a usage error listing them and return
+ * CGS_EXIT_USAGE.
+ */
+int cgs_cli_parse_format(const char *cmd, const char *arg, unsigned accepted,
+			 enum cgs_format *out);
+
 #endif

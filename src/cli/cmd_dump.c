@@ -373,14 +373,18 @@ int cgs_cmd_dump(int argc, char **argv)
 	};
 	struct cgs_error err = {0};
 	struct cgs_manifest *m = NULL;
-	const char *format = "text";
+	enum cgs_format format = CGS_FORMAT_TEXT;
 	int opt, rc = 0;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "f:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
-			format = optarg;
+			rc = cgs_cli_parse_format("dump", optarg,
+						  CGS_FORMAT_TEXT | CGS_FORMAT_JSON |
+						  CGS_FORMAT_TE_PLAN, &format);
+			if (rc)
+				return rc;
 			break;
 		case 'h':
 			return cgs_cli_help("dump");
@@ -388,20 +392,15 @@ int cgs_cmd_dump(int argc, char **argv)
 			return cgs_cli_usage_error("dump", "unknown option");
 		}
 	}
-	if (strcmp(format, "text") && strcmp(format, "json") &&
-	    strcmp(format, "te-plan"))
-		return cgs_cli_usage_error("dump",
-			"--format '%s' is not known; accepted: text, json, te-plan",
-			format);
 	if (argc - optind != 1)
 		return cgs_cli_usage_error("dump", "expected one MANIFEST, got %d",
 					   argc - optind);
 	rc = cgs_manifest_open_file(argv[optind], &m, &err);
 	if (rc)
 		return cgs_cli_report(&err);
-	if (strcmp(format, "text") == 0)
+	if (format == CGS_FORMAT_TEXT)
 		dump_text(m);
-	else if (strcmp(format, "json") == 0)
+	else if (format == CGS_FORMAT_JSON)
 		dump_json(m);
 	else
 		rc = dump_te_plan(m, &err);

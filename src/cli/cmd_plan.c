@@ -10,25 +10,8 @@
 #include "input/schedule.h"
 #include "plan/plan.h"
 
-enum plan_format { FORMAT_TEXT, FORMAT_JSON, FORMAT_TE_PLAN };
-
-static int parse_format(const char *arg, enum plan_format *out)
-{
-	if (strcmp(arg, "text") == 0)
-		*out = FORMAT_TEXT;
-	else if (strcmp(arg, "json") == 0)
-		*out = FORMAT_JSON;
-	else if (strcmp(arg, "te-plan") == 0)
-		*out = FORMAT_TE_PLAN;
-	else
-		return cgs_cli_usage_error("plan",
-			"unknown format '%s'; accepted: text, json, te-plan",
-			arg);
-	return 0;
-}
-
 static int plan_file(const char *path, const struct cgs_limits *limits,
-		     enum plan_format format)
+		     enum cgs_format format)
 {
 	struct cgs_error err = {0};
 	struct cgs_schedule *s = NULL;
@@ -46,9 +29,9 @@ static int plan_file(const char *path, const struct cgs_limits *limits,
 	if (rc == 0)
 		rc = cgs_report_from_plan(p, &r, &err);
 	if (rc == 0) {
-		if (format == FORMAT_JSON)
+		if (format == CGS_FORMAT_JSON)
 			rc = cgs_report_print_json(stdout, r);
-		else if (format == FORMAT_TE_PLAN)
+		else if (format == CGS_FORMAT_TE_PLAN)
 			rc = cgs_report_print_te_plan(stdout, r);
 		else
 			rc = cgs_report_print_text(stdout, r);
@@ -70,7 +53,7 @@ int cgs_cmd_plan(int argc, char **argv)
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
-	enum plan_format format = FORMAT_TEXT;
+	enum cgs_format format = CGS_FORMAT_TEXT;
 	struct cgs_limits limits;
 	int opt, rc = 0;
 
@@ -79,7 +62,9 @@ int cgs_cmd_plan(int argc, char **argv)
 	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_FORMAT:
-			rc = parse_format(optarg, &format);
+			rc = cgs_cli_parse_format("plan", optarg,
+						  CGS_FORMAT_TEXT | CGS_FORMAT_JSON |
+						  CGS_FORMAT_TE_PLAN, &format);
 			break;
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("plan", &limits, optarg);

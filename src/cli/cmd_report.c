@@ -19,14 +19,18 @@ int cgs_cmd_report(int argc, char **argv)
 	struct cgs_error err = {0};
 	struct cgs_manifest *m = NULL;
 	struct cgs_report *r = NULL;
-	const char *format = "text";
+	enum cgs_format format = CGS_FORMAT_TEXT;
 	int opt, rc;
 
 	optind = 1;
 	while ((opt = getopt_long(argc, argv, "f:h", options, NULL)) != -1) {
 		switch (opt) {
 		case 'f':
-			format = optarg;
+			rc = cgs_cli_parse_format("report", optarg,
+						  CGS_FORMAT_TEXT | CGS_FORMAT_JSON,
+						  &format);
+			if (rc)
+				return rc;
 			break;
 		case 'h':
 			return cgs_cli_help("report");
@@ -34,10 +38,6 @@ int cgs_cmd_report(int argc, char **argv)
 			return cgs_cli_usage_error("report", "unknown option");
 		}
 	}
-	if (strcmp(format, "text") && strcmp(format, "json"))
-		return cgs_cli_usage_error("report",
-			"--format '%s' is not known; accepted: text, json",
-			format);
 	if (argc - optind != 1)
 		return cgs_cli_usage_error("report",
 					   "expected one MANIFEST, got %d",
@@ -46,7 +46,7 @@ int cgs_cmd_report(int argc, char **argv)
 	if (rc == 0)
 		rc = cgs_report_from_manifest(m, &r, &err);
 	if (rc == 0) {
-		rc = strcmp(format, "json") == 0
+		rc = format == CGS_FORMAT_JSON
 			     ? cgs_report_print_json(stdout, r)
 			     : cgs_report_print_text(stdout, r);
 		if (rc)
