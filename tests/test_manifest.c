@@ -139,19 +139,8 @@ static void fixture_destroy(struct fixture *fx)
 {
 	uint32_t r;
 
-	for (r = 0; r < FX_PP; r++) {
-		struct cgs_rank_plan *rp = &fx->rp[r];
-
-		free(rp->reachable);
-		free(rp->order_start);
-		free(rp->order_entries);
-		free(rp->saved);
-		free(rp->user_grad);
-		free(rp->saved_roles);
-		free(rp->user_grad_layers);
-		free(rp->arenas);
-		free(rp->capture);
-	}
+	for (r = 0; r < FX_PP; r++)
+		cgs_rank_plan_release(&fx->rp[r]);
 	free(fx);
 }
 

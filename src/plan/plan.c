@@ -952,6 +952,22 @@ fail:
 	return rc;
 }
 
+void cgs_rank_plan_release(struct cgs_rank_plan *rp)
+{
+	if (!rp)
+		return;
+	free(rp->reachable);
+	free(rp->order_start);
+	free(rp->order_entries);
+	free(rp->saved);
+	free(rp->user_grad);
+	free(rp->saved_roles);
+	free(rp->user_grad_layers);
+	free(rp->arenas);
+	free(rp->capture);
+	memset(rp, 0, sizeof(*rp));
+}
+
 void cgs_plan_destroy(struct cgs_plan **pp)
 {
 	struct cgs_plan *p;
@@ -960,19 +976,8 @@ void cgs_plan_destroy(struct cgs_plan **pp)
 	if (!pp || !*pp)
 		return;
 	p = *pp;
-	for (r = 0; r < p->n_ranks; r++) {
-		struct cgs_rank_plan *rp = &p->ranks[r];
-
-		free(rp->reachable);
-		free(rp->order_start);
-		free(rp->order_entries);
-		free(rp->saved);
-		free(rp->user_grad);
-		free(rp->saved_roles);
-		free(rp->user_grad_layers);
-		free(rp->arenas);
-		free(rp->capture);
-	}
+	for (r = 0; r < p->n_ranks; r++)
+		cgs_rank_plan_release(&p->ranks[r]);
 	free(p->ranks);
 	free(p->layer_base);
 	free(p);

@@ -156,4 +156,7 @@ int cgs_plan_create(const struct cgs_schedule *s,
 
 void cgs_plan_destroy(struct cgs_plan **p);
 
+/* Free what one rank plan owns (not the struct itself); NULL is allowed. */
+void cgs_rank_plan_release(struct cgs_rank_plan *rp);
+
 #endif
