@@ -22,21 +22,6 @@
 #include "manifest/manifest.h"
 #include "testlib.h"
 
-/* The file offset of a section, from the table of contents. */
-static uint64_t section_offset(const uint8_t *b, uint32_t id)
-{
-	uint32_t n = cgs_get_le32(b + 16), i;
-
-	for (i = 0; i < n; i++) {
-		const uint8_t *e = b + CGS_MF_HEADER_BYTES +
-				   (size_t)i * CGS_MF_TOC_ENTRY_BYTES;
-
-		if (cgs_get_le32(e) == id)
-			return cgs_get_le64(e + 8);
-	}
-	return 0;
-}
-
 /* Index of frame (c, slot, l) of a kind; UINT32_MAX when out of range. */
 static uint32_t frame_index(const struct cgs_manifest *m, int grad,
 			    uint32_t c, uint32_t slot, uint32_t l)
@@ -98,7 +83,7 @@ int main(int argc, char **argv)
 		free(b);
 		return 1;
 	}
-	frames = section_offset(b, grad ? CGS_MF_USER_GRAD_FRAMES
+	frames = cgs_test_section_offset(b, grad ? CGS_MF_USER_GRAD_FRAMES
 					: CGS_MF_SAVED_FRAMES) +
 		 (uint64_t)ri * per_rank * CGS_MF_FRAME_BYTES;
 	pf = b + frames + (uint64_t)from * CGS_MF_FRAME_BYTES;

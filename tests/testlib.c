@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "manifest/format.h"
+
 int cgs_test_run(Suite *suite)
 {
 	SRunner *sr = srunner_create(suite);
@@ -44,4 +46,18 @@ char *cgs_test_read(const char *path, size_t *len)
 	}
 	fclose(f);
 	return buf;
+}
+
+uint64_t cgs_test_section_offset(const uint8_t *b, uint32_t id)
+{
+	uint32_t n = cgs_get_le32(b + 16), i;
+
+	for (i = 0; i < n; i++) {
+		const uint8_t *e = b + CGS_MF_HEADER_BYTES +
+				   (size_t)i * CGS_MF_TOC_ENTRY_BYTES;
+
+		if (cgs_get_le32(e) == id)
+			return cgs_get_le64(e + 8);
+	}
+	return 0;
 }
