@@ -18,6 +18,7 @@
 #include "manifest/writer.h"
 #include "order/order.h"
 #include "plan/plan.h"
+#include "runtime/guard.h"
 #include "runtime/runtime.h"
 #include "testlib.h"
 
@@ -353,6 +354,182 @@ START_TEST(locate_matches_plan)
 }
 END_TEST
 
+/* A range by the public API: [lo, hi) of an arena. */
+struct gspan {
+	uint32_t arena;
+	uint64_t lo, hi;
+};
+
+static size_t add_located(const struct cgs_runtime *rt, uint32_t v,
+			  uint32_t c, uint32_t l, uint32_t s, uint32_t role,
+			  struct gspan *out, size_t n)
+{
+	uint32_t arena;
+	uint64_t off, bytes;
+
+	ck_assert_int_eq(cgs_runtime_slot_locate(rt, v, c, l, s, role, &arena,
+						 &off, &bytes, NULL), 0);
+	if (bytes)
+		out[n++] = (struct gspan){arena, off, off + bytes};
+	return n;
+}
+
+static int byte_in(const struct gspan *r, size_t n, uint32_t arena,
+		   uint64_t x)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (r[i].arena == arena && r[i].lo <= x && x < r[i].hi)
+			return 1;
+	return 0;
+}
+
+static int guarded(const struct cgs_guard *gd, uint32_t g, uint32_t arena,
+		   uint64_t x)
+{
+	uint64_t k;
+	const struct cgs_guard_segment *s;
+
+	for (k = gd->guard_start[g]; k < gd->guard_start[g + 1]; k++) {
+		s = &gd->segments[gd->guard[k]];
+		if (s->arena == arena && s->lo <= x && x < s->hi)
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * The NVTX guards (guard.c) against the public address API: segments tile
+ * exactly the bytes the ranges cover; no graph is denied a byte it may
+ * touch; and the first byte past either end of each range a graph owns is
+ * denied to it whenever another frame's range covers that byte.
+ */
+static void check_guards(const char *yaml, uint32_t rank)
+{
+	struct built b;
+	struct cgs_runtime *rt;
+	struct cgs_runtime_info in;
+	struct cgs_graph_desc d;
+	struct cgs_guard gd;
+	struct cgs_error err = {0};
+	struct gspan *all, *own;
+	size_t n_all = 0, n_own, n_allowed, i, j, k, cap;
+	uint32_t v, c, l, s, role, g, w, c2, s2;
+	uint64_t x, covered;
+	int side, denied = 0;
+
+	build(&b, yaml);
+	rt = open_rank(&b, rank);
+	cgs_runtime_info(rt, &in);
+	cap = (size_t)in.n_variants * in.n_saved * 4 + 1;
+	all = malloc(cap * sizeof(*all));
+	own = malloc(cap * sizeof(*own));
+	ck_assert_ptr_nonnull(all);
+	ck_assert_ptr_nonnull(own);
+	for (v = 0; v < in.n_variants; v++)
+		for (c = 0; c < in.vpp; c++)
+			for (l = 0; l < cgs_runtime_chunk_layers(rt, c); l++)
+				for (s = 0; s < in.slots; s++)
+					for (role = 0; role < CGS_RUNTIME_ROLES; role++)
+						n_all = add_located(rt, v, c, l, s, role,
+								    all, n_all);
+	ck_assert_int_eq(cgs_guard_build(rt, &gd, &err), 0);
+	ck_assert_uint_eq(gd.n_graphs, in.n_graphs);
+
+	/* Segments: ordered, disjoint, covered, never across a boundary. */
+	for (i = 0; i < gd.n_segments; i++) {
+		const struct cgs_guard_segment *sg = &gd.segments[i];
+
+		ck_assert_uint_lt(sg->lo, sg->hi);
+		if (i > 0 && gd.segments[i - 1].arena == sg->arena)
+			ck_assert_uint_le(gd.segments[i - 1].hi, sg->lo);
+		else if (i > 0)
+			ck_assert_uint_lt(gd.segments[i - 1].arena, sg->arena);
+		ck_assert(byte_in(all, n_all, sg->arena, sg->lo));
+		for (k = 0; k < n_all; k++)
+			if (all[k].arena == sg->arena)
+				ck_assert(sg->hi <= all[k].lo || all[k].hi <= sg->lo ||
+					  (all[k].lo <= sg->lo && sg->hi <= all[k].hi));
+	}
+	for (k = 0; k < n_all; k++) {
+		covered = 0;
+		for (i = 0; i < gd.n_segments; i++)
+			if (gd.segments[i].arena == all[k].arena &&
+			    all[k].lo <= gd.segments[i].lo &&
+			    gd.segments[i].hi <= all[k].hi)
+				covered += gd.segments[i].hi - gd.segments[i].lo;
+		ck_assert_uint_eq(covered, all[k].hi - all[k].lo);
+	}
+
+	for (i = 0; i < in.n_graphs; i++) {
+		/* The i-th graph of the capture sequence; its index is d.index. */
+		ck_assert_int_eq(cgs_runtime_graph_desc(rt, (uint32_t)i, &d,
+							NULL), 0);
+		g = d.index;
+		n_own = 0;
+		for (role = 0; role < 3; role++)
+			n_own = add_located(rt, d.variant, d.chunk, d.layer,
+					    d.slot, role, own, n_own);
+		if (d.direction == CGS_RUNTIME_BACKWARD)
+			for (l = 0; l < cgs_runtime_chunk_layers(rt, d.chunk); l++)
+				n_own = add_located(rt, d.variant, d.chunk, l,
+						    d.slot, CGS_RUNTIME_USER_GRAD,
+						    own, n_own);
+		n_allowed = n_own;
+		if (d.direction == CGS_RUNTIME_BACKWARD && d.layer == 0)
+			for (w = 0; w < in.n_variants; w++)
+				for (c2 = 0; c2 < in.vpp; c2++)
+					for (s2 = 0; s2 < in.slots; s2++)
+						n_allowed = add_located(rt, w, c2, 0, s2,
+							CGS_RUNTIME_USER_GRAD,
+							own, n_allowed);
+		for (k = gd.guard_start[g]; k < gd.guard_start[g + 1]; k++) {
+			const struct cgs_guard_segment *sg =
+				&gd.segments[gd.guard[k]];
+
+			for (j = 0; j < n_allowed; j++)
+				ck_assert_msg(own[j].arena != sg->arena ||
+					      own[j].hi <= sg->lo ||
+					      sg->hi <= own[j].lo,
+					      "graph %u is denied bytes it may touch", g);
+		}
+		for (j = 0; j < n_own; j++)
+			for (side = 0; side < 2; side++) {
+				if (side == 0 && own[j].lo == 0)
+					continue;
+				x = side ? own[j].hi : own[j].lo - 1;
+				if (!byte_in(all, n_all, own[j].arena, x) ||
+				    byte_in(own, n_allowed, own[j].arena, x))
+					continue;
+				ck_assert_msg(guarded(&gd, g, own[j].arena, x),
+					      "graph %u (variant %u, chunk %u, slot %u, layer %u, %s): byte %llu of arena %u next to its range [%llu, %llu) is not denied",
+					      g, d.variant, d.chunk, d.slot,
+					      d.layer, d.direction ? "backward" : "forward",
+					      (unsigned long long)x, own[j].arena,
+					      (unsigned long long)own[j].lo,
+					      (unsigned long long)own[j].hi);
+				denied++;
+			}
+	}
+	/* The schedules are packed: some neighbours must be there to deny. */
+	ck_assert_int_gt(denied, 0);
+	cgs_guard_free(&gd);
+	free(all);
+	free(own);
+	cgs_runtime_destroy(&rt);
+	release(&b);
+}
+
+START_TEST(guards_cover_neighbours)
+{
+	check_guards(vpp_yaml, 0);
+	check_guards(vpp_yaml, 2);
+	check_guards(flat_yaml, 0);
+	check_guards(flat_yaml, 3);
+}
+END_TEST
+
 START_TEST(graph_descriptions)
 {
 	struct built b;
@@ -571,6 +748,7 @@ static Suite *runtime_suite(void)
 	tcase_add_test(tc, flat_counts_all_reachable);
 	tcase_add_test(tc, locate_matches_plan);
 	tcase_add_test(tc, graph_descriptions);
+	tcase_add_test(tc, guards_cover_neighbours);
 	tcase_add_test(tc, replay_refuses_before_launch);
 	tcase_add_test(tc, cuda_needs_allocation_and_a_device);
 	tcase_add_test(tc, cuda_error_mapping);

@@ -1,101 +1,44 @@
 /*
  * NVTX memory annotations.  Each arena is registered as a sub-allocator
- * heap and the bytes its frames use as regions, so compute-sanitizer's
+ * heap whose regions are the bytes its frames use, so compute-sanitizer's
  * memcheck (with --nvtx yes) reports an access to bytes of an arena that
  * no frame owns: a range overrunning into alignment padding or past the
  * last frame.  Frames of one arena legitimately share bytes (that is the
- * point of the plan), so the regions are the union of every variant's
- * role ranges, merged; an overrun into a neighbour frame's bytes is what
- * `cgslot replay` detects with its data patterns instead.
+ * point of the plan), so the regions are the segments of guard.h: the
+ * covered bytes cut at every range boundary.
+ *
+ * When a tool is attached (the heap handles are not NULL), every graph
+ * also gets a permissions object that denies it its guard segments, the
+ * neighbours of its own ranges; cgs_runtime_replay binds the graph's
+ * object to the stream scope before each launch, so memcheck reports a
+ * graph overrunning from one of its frames into a neighbour's bytes.  The
+ * sanitizer applies the permissions bound when a graph is launched, not
+ * when it was captured.  CGSLOT_NVTX_PERMISSIONS=0 in the environment
+ * leaves the permissions out.
  */
 #include <stdlib.h>
+#include <string.h>
 
 #include <nvtx3/nvToolsExt.h>
 #include <nvtx3/nvToolsExtMem.h>
 
 #include "common/error.h"
+#include "runtime/guard.h"
 #include "runtime/runtime.h"
 
 struct cgs_runtime_nvtx {
 	nvtxDomainHandle_t domain;
+	/* Per graph, or NULL when no tool listens or permissions are off. */
+	nvtxMemPermissionsHandle_t *perm;
+	uint32_t n_perm;
 	uint32_t n_heaps;
 	nvtxMemHeapHandle_t heaps[]; /* one per arena */
 };
 
-struct span {
-	uint64_t lo, hi;
-};
-
-static int span_cmp(const void *a, const void *b)
+static nvtxMemHeapHandle_t register_heap(struct cgs_runtime *rt, uint32_t a)
 {
-	const struct span *x = a, *y = b;
-
-	if (x->lo != y->lo)
-		return x->lo < y->lo ? -1 : 1;
-	return (x->hi > y->hi) - (x->hi < y->hi);
-}
-
-static void add_span(struct span *s, size_t *n, uint64_t off, uint64_t bytes)
-{
-	if (bytes == 0)
-		return;
-	s[*n].lo = off;
-	s[*n].hi = off + bytes;
-	(*n)++;
-}
-
-/* Collect every range used in arena a, sorted and merged. */
-static size_t arena_spans(const struct cgs_runtime *rt, uint32_t a,
-			  struct span *s)
-{
-	const struct cgs_runtime_info *in = &rt->info;
-	struct cgs_manifest_frame fr, uf;
-	struct cgs_manifest_range r;
-	uint32_t f, v, role;
-	size_t n = 0, m = 0, i;
-
-	for (f = 0; f < in->n_saved; f++) {
-		fr = cgs_manifest_saved_frame(rt->manifest, rt->ri, f);
-		uf = cgs_manifest_user_grad_frame(rt->manifest, rt->ri,
-						  fr.chunk * in->slots + fr.slot);
-		for (v = 0; v < in->n_variants; v++) {
-			if (fr.arena == a) {
-				for (role = 0; role < 3; role++) {
-					r = cgs_manifest_saved_role(rt->manifest,
-						rt->ri, v, f, role);
-					add_span(s, &n, fr.offset + r.offset,
-						 r.bytes);
-				}
-			}
-			if (uf.arena == a) {
-				r = cgs_manifest_user_grad_layer(rt->manifest,
-								 rt->ri, v, f);
-				add_span(s, &n, uf.offset + r.offset, r.bytes);
-			}
-		}
-	}
-	if (n == 0)
-		return 0;
-	qsort(s, n, sizeof(*s), span_cmp);
-	for (i = 1; i < n; i++) {
-		if (s[i].lo <= s[m].hi) {
-			if (s[i].hi > s[m].hi)
-				s[m].hi = s[i].hi;
-		} else {
-			s[++m] = s[i];
-		}
-	}
-	return m + 1;
-}
-
-static void register_arena(struct cgs_runtime *rt, uint32_t a,
-			   struct span *spans, nvtxMemVirtualRangeDesc_t *ranges)
-{
-	struct cgs_runtime_nvtx *nv = rt->nvtx;
 	nvtxMemVirtualRangeDesc_t whole;
 	nvtxMemHeapDesc_t heap = {0};
-	nvtxMemRegionsRegisterBatch_t batch = {0};
-	size_t n, i;
 
 	whole.ptr = rt->arena_base[a];
 	whole.size = cgs_manifest_arena(rt->manifest, rt->ri, a).bytes;
@@ -107,40 +50,113 @@ static void register_arena(struct cgs_runtime *rt, uint32_t a,
 	heap.typeSpecificDesc = &whole;
 	heap.messageType = NVTX_MESSAGE_TYPE_ASCII;
 	heap.message.ascii = "cgslot arena";
-	nv->heaps[a] = nvtxMemHeapRegister(nv->domain, &heap);
+	return nvtxMemHeapRegister(rt->nvtx->domain, &heap);
+}
 
-	n = arena_spans(rt, a, spans);
-	for (i = 0; i < n; i++) {
-		ranges[i].ptr = rt->arena_base[a] + spans[i].lo;
-		ranges[i].size = spans[i].hi - spans[i].lo;
+/* Register segments [i, j) of the guard, all of arena a, as regions. */
+static void register_regions(struct cgs_runtime *rt, uint32_t a,
+			     const struct cgs_guard *gd, uint32_t i,
+			     uint32_t j, nvtxMemVirtualRangeDesc_t *ranges)
+{
+	nvtxMemRegionsRegisterBatch_t batch = {0};
+	uint32_t k;
+
+	for (k = i; k < j; k++) {
+		ranges[k - i].ptr = rt->arena_base[a] + gd->segments[k].lo;
+		ranges[k - i].size = gd->segments[k].hi - gd->segments[k].lo;
 	}
-	if (n == 0)
-		return;
 	batch.extCompatID = NVTX_EXT_COMPATID_MEM;
 	batch.structSize = sizeof(batch);
 	batch.regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
-	batch.heap = nv->heaps[a];
-	batch.regionCount = n;
+	batch.heap = rt->nvtx->heaps[a];
+	batch.regionCount = j - i;
 	batch.regionDescElementSize = sizeof(*ranges);
 	batch.regionDescElements = ranges;
-	nvtxMemRegionsRegister(nv->domain, &batch);
+	nvtxMemRegionsRegister(rt->nvtx->domain, &batch);
+}
+
+static int permissions_wanted(const struct cgs_runtime_nvtx *nv)
+{
+	const char *env = getenv("CGSLOT_NVTX_PERMISSIONS");
+	uint32_t a;
+
+	if (env && strcmp(env, "0") == 0)
+		return 0;
+	for (a = 0; a < nv->n_heaps; a++)
+		if (nv->heaps[a])
+			return 1;
+	return 0;
+}
+
+/* One permissions object per graph with a guard: no access to it. */
+static int make_permissions(struct cgs_runtime *rt, const struct cgs_guard *gd,
+			    struct cgs_error *err)
+{
+	struct cgs_runtime_nvtx *nv = rt->nvtx;
+	nvtxMemPermissionsAssignRegionDesc_t *deny;
+	nvtxMemPermissionsAssignBatch_t batch = {0};
+	uint64_t most = 0, k;
+	uint32_t g;
+
+	for (g = 0; g < gd->n_graphs; g++)
+		if (gd->guard_start[g + 1] - gd->guard_start[g] > most)
+			most = gd->guard_start[g + 1] - gd->guard_start[g];
+	nv->perm = calloc(gd->n_graphs ? gd->n_graphs : 1, sizeof(*nv->perm));
+	deny = calloc(most + 1, sizeof(*deny));
+	if (!nv->perm || !deny) {
+		free(deny);
+		free(nv->perm);
+		nv->perm = NULL;
+		return cgs_error_set(err, CGS_E_NOMEM,
+				     "out of memory describing graph permissions to NVTX");
+	}
+	nv->n_perm = gd->n_graphs;
+	batch.extCompatID = NVTX_EXT_COMPATID_MEM;
+	batch.structSize = sizeof(batch);
+	batch.regionElementSize = sizeof(*deny);
+	batch.regionElements = deny;
+	for (g = 0; g < gd->n_graphs; g++) {
+		uint64_t first = gd->guard_start[g], n = gd->guard_start[g + 1] - first;
+
+		if (n == 0)
+			continue;
+		for (k = 0; k < n; k++) {
+			const struct cgs_guard_segment *s =
+				&gd->segments[gd->guard[first + k]];
+
+			deny[k].flags = NVTX_MEM_PERMISSIONS_REGION_FLAGS_NONE;
+			deny[k].regionRefType = NVTX_MEM_REGION_REF_TYPE_POINTER;
+			deny[k].region.pointer = rt->arena_base[s->arena] + s->lo;
+		}
+		nv->perm[g] = nvtxMemPermissionsCreate(nv->domain,
+				NVTX_MEM_PERMISSIONS_CREATE_FLAGS_NONE);
+		batch.permissions = nv->perm[g];
+		batch.regionCount = n;
+		nvtxMemPermissionsAssign(nv->domain, &batch);
+	}
+	free(deny);
+	return 0;
 }
 
 int cgs_nvtx_register(struct cgs_runtime *rt, struct cgs_error *err)
 {
 	const struct cgs_runtime_info *in = &rt->info;
-	size_t cap = (size_t)in->n_saved * in->n_variants * 4 + 1;
 	nvtxMemVirtualRangeDesc_t *ranges;
-	struct span *spans;
-	uint32_t a;
+	struct cgs_guard gd;
+	uint32_t a, i, j;
+	int rc;
 
 	rt->nvtx = calloc(1, sizeof(*rt->nvtx) +
 			  ((size_t)in->n_arenas + 1) * sizeof(nvtxMemHeapHandle_t));
-	spans = malloc(cap * sizeof(*spans));
-	ranges = malloc(cap * sizeof(*ranges));
-	if (!rt->nvtx || !spans || !ranges) {
-		free(spans);
-		free(ranges);
+	if (!rt->nvtx)
+		return cgs_error_set(err, CGS_E_NOMEM,
+				     "out of memory describing arenas to NVTX");
+	rc = cgs_guard_build(rt, &gd, err);
+	if (rc)
+		return rc;
+	ranges = malloc(((size_t)gd.n_segments + 1) * sizeof(*ranges));
+	if (!ranges) {
+		cgs_guard_free(&gd);
 		return cgs_error_set(err, CGS_E_NOMEM,
 				     "out of memory describing arenas to NVTX");
 	}
@@ -148,19 +164,55 @@ int cgs_nvtx_register(struct cgs_runtime *rt, struct cgs_error *err)
 	rt->nvtx->n_heaps = in->n_arenas;
 	for (a = 0; a < in->n_arenas; a++)
 		if (rt->arena_base[a])
-			register_arena(rt, a, spans, ranges);
-	free(spans);
+			rt->nvtx->heaps[a] = register_heap(rt, a);
+	for (i = 0; i < gd.n_segments; i = j) {
+		a = gd.segments[i].arena;
+		for (j = i; j < gd.n_segments && gd.segments[j].arena == a; j++)
+			;
+		if (rt->nvtx->heaps[a])
+			register_regions(rt, a, &gd, i, j, ranges);
+	}
 	free(ranges);
-	return 0;
+	rc = permissions_wanted(rt->nvtx) ? make_permissions(rt, &gd, err) : 0;
+	cgs_guard_free(&gd);
+	return rc;
+}
+
+void cgs_nvtx_bind(const struct cgs_runtime *rt, uint32_t g)
+{
+	const struct cgs_runtime_nvtx *nv = rt->nvtx;
+
+	if (nv->perm[g])
+		nvtxMemPermissionsBind(nv->domain, nv->perm[g],
+				       NVTX_MEM_PERMISSIONS_BIND_SCOPE_CUDA_STREAM,
+				       NVTX_MEM_PERMISSIONS_BIND_FLAGS_NONE);
+	else
+		nvtxMemPermissionsUnbind(nv->domain,
+					 NVTX_MEM_PERMISSIONS_BIND_SCOPE_CUDA_STREAM);
+}
+
+void cgs_nvtx_unbind(const struct cgs_runtime *rt)
+{
+	nvtxMemPermissionsUnbind(rt->nvtx->domain,
+				 NVTX_MEM_PERMISSIONS_BIND_SCOPE_CUDA_STREAM);
+}
+
+int cgs_nvtx_guards(const struct cgs_runtime *rt)
+{
+	return rt->nvtx && rt->nvtx->perm;
 }
 
 void cgs_nvtx_unregister(struct cgs_runtime *rt)
 {
 	struct cgs_runtime_nvtx *nv = rt->nvtx;
-	uint32_t a;
+	uint32_t a, g;
 
 	if (!nv)
 		return;
+	for (g = 0; nv->perm && g < nv->n_perm; g++)
+		if (nv->perm[g])
+			nvtxMemPermissionsDestroy(nv->domain, nv->perm[g]);
+	free(nv->perm);
 	for (a = 0; a < nv->n_heaps; a++)
 		if (nv->heaps[a])
 			nvtxMemHeapUnregister(nv->domain, nv->heaps[a]);

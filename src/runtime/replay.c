@@ -27,6 +27,34 @@ static int missing_graph(const struct cgs_runtime *rt,
 	return 0;
 }
 
+/*
+ * The replay under an NVTX tool with graph permissions: each launch runs
+ * with its graph's guard bound (nvtx.c); the plain loop below stays free
+ * of it.
+ */
+static int replay_guarded(struct cgs_runtime *rt, const struct cgs_launch *l,
+			  const struct cgs_launch *end,
+			  const uint32_t *variants, uint32_t microbatches,
+			  cudaStream_t stream, struct cgs_error *err)
+{
+	const struct cgs_launch *first = l;
+	cudaError_t rc = cudaSuccess;
+	uint32_t g;
+
+	for (; l < end && rc == cudaSuccess; l++) {
+		g = variants[l->microbatch] * rt->stride + l->base;
+		cgs_nvtx_bind(rt, g);
+		rc = cudaGraphLaunch(rt->exec[g], stream);
+	}
+	cgs_nvtx_unbind(rt);
+	if (rc != cudaSuccess)
+		return cgs_cuda_fail(err, rc,
+				     "cudaGraphLaunch of launch %llu of %u microbatches",
+				     (unsigned long long)(l - 1 - first),
+				     microbatches);
+	return 0;
+}
+
 int cgs_runtime_replay(struct cgs_runtime *rt, uint32_t microbatches,
 		       const uint32_t *variants, cudaStream_t stream,
 		       struct cgs_error *err)
@@ -51,6 +79,9 @@ int cgs_runtime_replay(struct cgs_runtime *rt, uint32_t microbatches,
 	}
 	exec = rt->exec;
 	stride = rt->stride;
+	if (cgs_nvtx_guards(rt))
+		return replay_guarded(rt, l, end, variants, microbatches,
+				      stream, err);
 	for (; l < end; l++) {
 		rc = cudaGraphLaunch(exec[variants[l->microbatch] * stride +
 					  l->base], stream);

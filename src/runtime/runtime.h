@@ -77,9 +77,16 @@ int cgs_device_enter(const struct cgs_runtime *rt, int *prev,
 		     struct cgs_error *err);
 void cgs_device_leave(const struct cgs_runtime *rt, int prev);
 
-/* NVTX memory annotations of the arenas (nvtx.c). */
+/*
+ * NVTX memory annotations of the arenas (nvtx.c).  cgs_nvtx_guards says
+ * whether graphs have permissions objects; then cgs_nvtx_bind binds graph
+ * g's before its launch and cgs_nvtx_unbind ends the replay.
+ */
 int cgs_nvtx_register(struct cgs_runtime *rt, struct cgs_error *err);
 void cgs_nvtx_unregister(struct cgs_runtime *rt);
+int cgs_nvtx_guards(const struct cgs_runtime *rt);
+void cgs_nvtx_bind(const struct cgs_runtime *rt, uint32_t g);
+void cgs_nvtx_unbind(const struct cgs_runtime *rt);
 
 /* Saved frame index of (chunk, slot, layer). */
 static inline uint32_t cgs_runtime_frame(const struct cgs_runtime *rt,
