@@ -5,9 +5,10 @@
  * counts bytes that a later graph found overwritten.  With --overlap-test
  * one frame is moved onto a neighbour that is live at the same time, and
  * the test passes only if that corruption is caught.  With --overrun-test
- * one forward graph also writes a few bytes of an arena that no frame
- * owns, which compute-sanitizer's memcheck (--nvtx yes) must report: the
- * check of libcgslot's NVTX annotations.
+ * the forward graphs of one frame also write a few bytes just past its
+ * ranges, into a neighbour frame's bytes or padding, which
+ * compute-sanitizer's memcheck (--nvtx yes) must report: the check of
+ * libcgslot's NVTX annotations.
  */
 #include <getopt.h>
 #include <inttypes.h>
@@ -144,8 +145,11 @@ struct replay {
 	/* --overlap-test: victim's ranges are moved onto the neighbour's. */
 	struct frame_id victim, neighbour;
 	uint32_t shifted_graphs;
-	/* --overrun-test: bytes no frame owns, written by every iteration. */
-	struct cgs_selftest_range stray;
+	/*
+	 * --overrun-test: per variant, the bytes just past the ranges of
+	 * frame (0, 0, 0), written by every iteration.
+	 */
+	struct cgs_selftest_range *stray;
 	uint64_t rng;
 };
 
@@ -254,7 +258,7 @@ static int record_graph(void *user, const struct cgs_graph_desc *g,
 	 * iteration, whichever variant it draws.
 	 */
 	if (r->o.overrun && g->frame == 0 && g->direction == CGS_RUNTIME_FORWARD)
-		sg.stray = r->stray;
+		sg.stray = r->stray[g->variant];
 	return cgs_selftest_record(r->st, &sg, stream) == cudaSuccess ?
 	       0 : CGS_E_CUDA;
 }
@@ -280,76 +284,48 @@ static int choose_overlap(struct replay *r)
 	return 0;
 }
 
-struct span {
-	uint32_t arena;
-	uint64_t lo, hi;
-};
-
-static int compare_span(const void *a, const void *b)
-{
-	const struct span *x = a, *y = b;
-
-	if (x->arena != y->arena)
-		return x->arena < y->arena ? -1 : 1;
-	return (x->lo > y->lo) - (x->lo < y->lo);
-}
+/* Bytes written past a frame's ranges by --overrun-test. */
+#define OVERRUN_BYTES 16
 
 /*
- * Find bytes of an arena outside every range any graph may touch (the
- * padding after a range, an arena's tail), up to 64 of them, and let the
- * first forward graph of the capture sequence write there.
+ * For each variant, the OVERRUN_BYTES just past the last range of frame
+ * (chunk 0, slot 0, layer 0), or just before its first where the frame
+ * ends its arena: a neighbour's bytes or padding, never the frame's own.
  */
 static int choose_overrun(struct replay *r)
 {
-	const struct cgs_runtime_info *in = &r->info;
-	size_t cap = (size_t)in->n_saved * in->n_variants * 4, n = 0, i;
-	uint32_t v, c, l, s, role, arena;
-	uint64_t offset, bytes, end = 0, arena_bytes;
-	struct span *sp = malloc((cap + 1) * sizeof(*sp));
+	uint32_t v, role, arena = 0;
+	uint64_t offset, bytes, lo, hi, arena_bytes;
 	void *base;
-	int found = 0;
 
-	if (!sp)
+	r->stray = calloc(r->info.n_variants, sizeof(*r->stray));
+	if (!r->stray)
 		return -1;
-	for (v = 0; v < in->n_variants; v++)
-		for (c = 0; c < in->vpp; c++)
-			for (l = 0; l < cgs_runtime_chunk_layers(r->rt, c); l++)
-				for (s = 0; s < in->slots; s++)
-					for (role = 0; role < CGS_RUNTIME_ROLES; role++) {
-		if (cgs_runtime_slot_locate(r->rt, v, c, l, s,
-					    (enum cgs_runtime_role)role, &arena,
-					    &offset, &bytes, NULL) == 0 && bytes)
-			sp[n++] = (struct span){arena, offset, offset + bytes};
-	}
-	qsort(sp, n, sizeof(*sp), compare_span);
-	for (i = 0; i <= n && !found; i++) {
-		/* A gap before span i, or after the last span of an arena. */
-		if (i > 0 && (i == n || sp[i].arena != sp[i - 1].arena)) {
-			cgs_runtime_arena(r->rt, sp[i - 1].arena, &base,
-					  &arena_bytes, NULL);
-			if (end < arena_bytes) {
-				r->stray.ptr = (char *)base + end;
-				r->stray.bytes = arena_bytes - end;
-				found = 1;
-			}
-			end = 0;
+	for (v = 0; v < r->info.n_variants; v++) {
+		lo = UINT64_MAX;
+		hi = 0;
+		for (role = 0; role < 3; role++) {
+			if (cgs_runtime_slot_locate(r->rt, v, 0, 0, 0,
+						    (enum cgs_runtime_role)role,
+						    &arena, &offset, &bytes,
+						    NULL) != 0 || bytes == 0)
+				continue;
+			if (offset < lo)
+				lo = offset;
+			if (offset + bytes > hi)
+				hi = offset + bytes;
 		}
-		if (i == n || found)
-			break;
-		if (sp[i].lo > end) {
-			cgs_runtime_arena(r->rt, sp[i].arena, &base, NULL, NULL);
-			r->stray.ptr = (char *)base + end;
-			r->stray.bytes = sp[i].lo - end;
-			found = 1;
-		} else if (sp[i].hi > end) {
-			end = sp[i].hi;
-		}
+		if (hi == 0 || cgs_runtime_arena(r->rt, arena, &base,
+						 &arena_bytes, NULL) != 0)
+			return -1;
+		if (hi + OVERRUN_BYTES <= arena_bytes)
+			r->stray[v].ptr = (char *)base + hi;
+		else if (lo >= OVERRUN_BYTES)
+			r->stray[v].ptr = (char *)base + lo - OVERRUN_BYTES;
+		else
+			return -1;
+		r->stray[v].bytes = OVERRUN_BYTES;
 	}
-	free(sp);
-	if (!found)
-		return -1;
-	if (r->stray.bytes > 64)
-		r->stray.bytes = 64;
 	return 0;
 }
 
@@ -579,11 +555,11 @@ static int replay_run(struct replay *r)
 	}
 	if (r->o.overrun) {
 		if (choose_overrun(r)) {
-			fprintf(stderr, "cgslot: error: --overrun-test found no arena bytes outside every frame's ranges\n");
+			fprintf(stderr, "cgslot: error: --overrun-test found no bytes next to frame (chunk 0, slot 0, layer 0) inside its arena\n");
 			return CGS_EXIT_INVALID;
 		}
-		printf("overrun test: the forward graphs of (chunk 0, slot 0, layer 0) also write %" PRIu64 " bytes at %p, owned by no frame (compute-sanitizer memcheck --nvtx yes must report them)\n",
-		       r->stray.bytes, r->stray.ptr);
+		printf("overrun test: the forward graph of (chunk 0, slot 0, layer 0) also writes %d bytes just outside the frame's ranges (variant 0: at %p); compute-sanitizer memcheck --nvtx yes must report them\n",
+		       OVERRUN_BYTES, r->stray[0].ptr);
 	}
 	if (cgs_runtime_capture(r->rt, record_graph, r, r->stream, &err))
 		return cgs_cli_report(&err);
@@ -659,6 +635,7 @@ int cgs_cmd_replay(int argc, char **argv)
 		(void)cudaStreamSynchronize(r.stream);
 	cgs_runtime_destroy(&r.rt);
 	cgs_selftest_destroy(&r.st);
+	free(r.stray);
 	if (r.stream)
 		(void)cudaStreamDestroy(r.stream);
 	return cgs_cli_finish(status);

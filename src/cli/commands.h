@@ -112,8 +112,9 @@ int cgs_cmd_replay(int argc, char **argv);
 	"  --device D        CUDA device ordinal, default 0\n" \
 	"  --overlap-test    move one frame onto a neighbour that is live at the\n" \
 	"                    same time; succeeds only if corruption is reported\n" \
-	"  --overrun-test    also write bytes of an arena no frame owns, which\n" \
-	"                    compute-sanitizer --tool memcheck --nvtx yes must\n" \
-	"                    report\n"
+	"  --overrun-test    let one frame's forward graphs also write 16 bytes\n" \
+	"                    just past its ranges (a neighbour's bytes or\n" \
+	"                    padding), which compute-sanitizer --tool memcheck\n" \
+	"                    --nvtx yes must report\n"
 
 #endif
