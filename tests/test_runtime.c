@@ -360,17 +360,29 @@ struct gspan {
 	uint64_t lo, hi;
 };
 
+/*
+ * Append the range of a role; with `granule`, its end rounded up to that
+ * (the guards' granularity), within arena_end.
+ */
 static size_t add_located(const struct cgs_runtime *rt, uint32_t v,
 			  uint32_t c, uint32_t l, uint32_t s, uint32_t role,
+			  uint64_t granule, const uint64_t *arena_end,
 			  struct gspan *out, size_t n)
 {
 	uint32_t arena;
-	uint64_t off, bytes;
+	uint64_t off, bytes, hi;
 
 	ck_assert_int_eq(cgs_runtime_slot_locate(rt, v, c, l, s, role, &arena,
 						 &off, &bytes, NULL), 0);
-	if (bytes)
-		out[n++] = (struct gspan){arena, off, off + bytes};
+	if (!bytes)
+		return n;
+	hi = off + bytes;
+	if (granule) {
+		hi = (hi + granule - 1) / granule * granule;
+		if (hi > arena_end[arena])
+			hi = arena_end[arena];
+	}
+	out[n++] = (struct gspan){arena, off, hi};
 	return n;
 }
 
@@ -401,9 +413,10 @@ static int guarded(const struct cgs_guard *gd, uint32_t g, uint32_t arena,
 
 /*
  * The NVTX guards (guard.c) against the public address API: segments tile
- * exactly the bytes the ranges cover; no graph is denied a byte it may
- * touch; and the first byte past either end of each range a graph owns is
- * denied to it whenever another frame's range covers that byte.
+ * exactly the bytes the ranges cover, at the alignment granularity; no
+ * graph is denied a byte it may touch; and the first byte before each
+ * range a graph owns, and the first at or past its end rounded up to the
+ * alignment, is denied to it whenever another range covers that byte.
  */
 static void check_guards(const char *yaml, uint32_t rank)
 {
@@ -413,8 +426,9 @@ static void check_guards(const char *yaml, uint32_t rank)
 	struct cgs_graph_desc d;
 	struct cgs_guard gd;
 	struct cgs_error err = {0};
-	struct gspan *all, *own;
-	size_t n_all = 0, n_own, n_allowed, i, j, k, cap;
+	struct gspan *all, *own, *mine;
+	uint64_t arena_end[8], a;
+	size_t n_all = 0, n_own, n_allowed, n_mine, n_mine_allowed, i, j, k, cap;
 	uint32_t v, c, l, s, role, g, w, c2, s2;
 	uint64_t x, covered;
 	int side, denied = 0;
@@ -425,14 +439,21 @@ static void check_guards(const char *yaml, uint32_t rank)
 	cap = (size_t)in.n_variants * in.n_saved * 4 + 1;
 	all = malloc(cap * sizeof(*all));
 	own = malloc(cap * sizeof(*own));
+	mine = malloc(cap * sizeof(*mine));
 	ck_assert_ptr_nonnull(all);
 	ck_assert_ptr_nonnull(own);
+	ck_assert_ptr_nonnull(mine);
+	ck_assert_uint_le(in.n_arenas, 8);
+	a = in.alignment;
+	for (i = 0; i < in.n_arenas; i++)
+		arena_end[i] = rank_plan(&b, rank)->arenas[i].bytes;
 	for (v = 0; v < in.n_variants; v++)
 		for (c = 0; c < in.vpp; c++)
 			for (l = 0; l < cgs_runtime_chunk_layers(rt, c); l++)
 				for (s = 0; s < in.slots; s++)
 					for (role = 0; role < CGS_RUNTIME_ROLES; role++)
 						n_all = add_located(rt, v, c, l, s, role,
+								    a, arena_end,
 								    all, n_all);
 	ck_assert_int_eq(cgs_guard_build(rt, &gd, &err), 0);
 	ck_assert_uint_eq(gd.n_graphs, in.n_graphs);
@@ -442,6 +463,9 @@ static void check_guards(const char *yaml, uint32_t rank)
 		const struct cgs_guard_segment *sg = &gd.segments[i];
 
 		ck_assert_uint_lt(sg->lo, sg->hi);
+		/* No aligned access of up to `a` bytes straddles two regions. */
+		ck_assert_uint_eq(sg->lo % a, 0);
+		ck_assert(sg->hi % a == 0 || sg->hi == arena_end[sg->arena]);
 		if (i > 0 && gd.segments[i - 1].arena == sg->arena)
 			ck_assert_uint_le(gd.segments[i - 1].hi, sg->lo);
 		else if (i > 0)
@@ -467,23 +491,38 @@ static void check_guards(const char *yaml, uint32_t rank)
 		ck_assert_int_eq(cgs_runtime_graph_desc(rt, (uint32_t)i, &d,
 							NULL), 0);
 		g = d.index;
-		n_own = 0;
-		for (role = 0; role < 3; role++)
+		/* own: exact ranges; mine: the same rounded to the alignment. */
+		n_own = n_mine = 0;
+		for (role = 0; role < 3; role++) {
 			n_own = add_located(rt, d.variant, d.chunk, d.layer,
-					    d.slot, role, own, n_own);
+					    d.slot, role, 0, arena_end, own, n_own);
+			n_mine = add_located(rt, d.variant, d.chunk, d.layer,
+					     d.slot, role, a, arena_end, mine,
+					     n_mine);
+		}
 		if (d.direction == CGS_RUNTIME_BACKWARD)
-			for (l = 0; l < cgs_runtime_chunk_layers(rt, d.chunk); l++)
+			for (l = 0; l < cgs_runtime_chunk_layers(rt, d.chunk); l++) {
 				n_own = add_located(rt, d.variant, d.chunk, l,
 						    d.slot, CGS_RUNTIME_USER_GRAD,
-						    own, n_own);
+						    0, arena_end, own, n_own);
+				n_mine = add_located(rt, d.variant, d.chunk, l,
+						     d.slot, CGS_RUNTIME_USER_GRAD,
+						     a, arena_end, mine, n_mine);
+			}
 		n_allowed = n_own;
+		n_mine_allowed = n_mine;
 		if (d.direction == CGS_RUNTIME_BACKWARD && d.layer == 0)
 			for (w = 0; w < in.n_variants; w++)
 				for (c2 = 0; c2 < in.vpp; c2++)
-					for (s2 = 0; s2 < in.slots; s2++)
+					for (s2 = 0; s2 < in.slots; s2++) {
 						n_allowed = add_located(rt, w, c2, 0, s2,
-							CGS_RUNTIME_USER_GRAD,
-							own, n_allowed);
+							CGS_RUNTIME_USER_GRAD, 0,
+							arena_end, own, n_allowed);
+						n_mine_allowed = add_located(rt, w, c2, 0,
+							s2, CGS_RUNTIME_USER_GRAD, a,
+							arena_end, mine,
+							n_mine_allowed);
+					}
 		for (k = gd.guard_start[g]; k < gd.guard_start[g + 1]; k++) {
 			const struct cgs_guard_segment *sg =
 				&gd.segments[gd.guard[k]];
@@ -494,21 +533,21 @@ static void check_guards(const char *yaml, uint32_t rank)
 					      sg->hi <= own[j].lo,
 					      "graph %u is denied bytes it may touch", g);
 		}
-		for (j = 0; j < n_own; j++)
+		for (j = 0; j < n_mine; j++)
 			for (side = 0; side < 2; side++) {
-				if (side == 0 && own[j].lo == 0)
+				if (side == 0 && mine[j].lo == 0)
 					continue;
-				x = side ? own[j].hi : own[j].lo - 1;
-				if (!byte_in(all, n_all, own[j].arena, x) ||
-				    byte_in(own, n_allowed, own[j].arena, x))
+				x = side ? mine[j].hi : mine[j].lo - 1;
+				if (!byte_in(all, n_all, mine[j].arena, x) ||
+				    byte_in(mine, n_mine_allowed, mine[j].arena, x))
 					continue;
-				ck_assert_msg(guarded(&gd, g, own[j].arena, x),
+				ck_assert_msg(guarded(&gd, g, mine[j].arena, x),
 					      "graph %u (variant %u, chunk %u, slot %u, layer %u, %s): byte %llu of arena %u next to its range [%llu, %llu) is not denied",
 					      g, d.variant, d.chunk, d.slot,
 					      d.layer, d.direction ? "backward" : "forward",
-					      (unsigned long long)x, own[j].arena,
-					      (unsigned long long)own[j].lo,
-					      (unsigned long long)own[j].hi);
+					      (unsigned long long)x, mine[j].arena,
+					      (unsigned long long)mine[j].lo,
+					      (unsigned long long)mine[j].hi);
 				denied++;
 			}
 	}
@@ -517,6 +556,7 @@ static void check_guards(const char *yaml, uint32_t rank)
 	cgs_guard_free(&gd);
 	free(all);
 	free(own);
+	free(mine);
 	cgs_runtime_destroy(&rt);
 	release(&b);
 }

@@ -289,13 +289,16 @@ static int choose_overlap(struct replay *r)
 
 /*
  * For each variant, the OVERRUN_BYTES just past the last range of frame
- * (chunk 0, slot 0, layer 0), or just before its first where the frame
- * ends its arena: a neighbour's bytes or padding, never the frame's own.
+ * (chunk 0, slot 0, layer 0), from its end rounded up to the alignment
+ * (the NVTX annotations' granularity), or just before its first range
+ * where the frame ends its arena: a neighbour's bytes or padding, never
+ * the frame's own.
  */
 static int choose_overrun(struct replay *r)
 {
 	uint32_t v, role, arena = 0;
 	uint64_t offset, bytes, lo, hi, arena_bytes;
+	uint64_t a = r->info.alignment ? r->info.alignment : 1;
 	void *base;
 
 	r->stray = calloc(r->info.n_variants, sizeof(*r->stray));
@@ -318,6 +321,7 @@ static int choose_overrun(struct replay *r)
 		if (hi == 0 || cgs_runtime_arena(r->rt, arena, &base,
 						 &arena_bytes, NULL) != 0)
 			return -1;
+		hi = (hi + a - 1) / a * a;
 		if (hi + OVERRUN_BYTES <= arena_bytes)
 			r->stray[v].ptr = (char *)base + hi;
 		else if (lo >= OVERRUN_BYTES)

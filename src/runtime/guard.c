@@ -22,12 +22,23 @@ static int span_cmp(const void *a, const void *b)
 	return (x->hi > y->hi) - (x->hi < y->hi);
 }
 
-static void push(struct span *s, size_t *n, uint32_t arena, uint64_t base,
-		 struct cgs_manifest_range r)
+/*
+ * Range r of a frame at `base` in `arena`, its end rounded up to the
+ * schedule's alignment (within the arena): a wide access of a larger
+ * range across an unaligned end would otherwise straddle two regions,
+ * which memcheck reports.
+ */
+static void push(const struct cgs_runtime *rt, struct span *s, size_t *n,
+		 uint32_t arena, uint64_t base, struct cgs_manifest_range r)
 {
+	uint64_t a = rt->info.alignment ? rt->info.alignment : 1, hi, end;
+
 	if (r.bytes == 0)
 		return;
-	s[*n] = (struct span){arena, base + r.offset, base + r.offset + r.bytes};
+	hi = base + r.offset + r.bytes;
+	hi += (a - hi % a) % a;
+	end = cgs_manifest_arena(rt->manifest, rt->ri, arena).bytes;
+	s[*n] = (struct span){arena, base + r.offset, hi < end ? hi : end};
 	(*n)++;
 }
 
@@ -40,7 +51,7 @@ static void saved_spans(const struct cgs_runtime *rt, uint32_t v, uint32_t f,
 	uint32_t role;
 
 	for (role = 0; role < 3; role++)
-		push(s, n, fr.arena, fr.offset,
+		push(rt, s, n, fr.arena, fr.offset,
 		     cgs_manifest_saved_role(rt->manifest, rt->ri, v, f, role));
 }
 
@@ -56,7 +67,7 @@ static void grad_spans(const struct cgs_runtime *rt, uint32_t v, uint32_t c,
 	uint32_t l, layers = first_only ? 1 : rt->layers[c];
 
 	for (l = 0; l < layers; l++)
-		push(s, n, uf.arena, uf.offset,
+		push(rt, s, n, uf.arena, uf.offset,
 		     cgs_manifest_user_grad_layer(rt->manifest, rt->ri, v,
 						  cgs_runtime_frame(rt, c, slot, l)));
 }
@@ -200,7 +211,7 @@ int cgs_guard_build(const struct cgs_runtime *rt, struct cgs_guard *out,
 			fr = cgs_manifest_saved_frame(rt->manifest, rt->ri, f);
 			uf = cgs_manifest_user_grad_frame(rt->manifest, rt->ri,
 				fr.chunk * in->slots + fr.slot);
-			push(all, &n, uf.arena, uf.offset,
+			push(rt, all, &n, uf.arena, uf.offset,
 			     cgs_manifest_user_grad_layer(rt->manifest, rt->ri,
 							  v, f));
 		}

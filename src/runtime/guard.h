@@ -3,9 +3,12 @@
  * must not touch.  Pure computation over the manifest, no CUDA, so it is
  * tested without a GPU.
  *
- * The arena bytes any frame range covers are cut at every range boundary
- * (all frames, roles and variants) into segments; a segment is therefore
- * inside or outside each range, never across one.  Graph g of variant v
+ * Ranges are taken with their ends rounded up to the schedule's alignment
+ * (starts are aligned already), so no aligned access of up to that many
+ * bytes straddles two segments.  The arena bytes these ranges cover are
+ * cut at every range boundary (all frames, roles and variants) into
+ * segments; a segment is therefore inside or outside each range, never
+ * across one.  Graph g of variant v
  * and saved frame f = (chunk, slot, layer) owns the variant's three role
  * ranges of f and, when it is a backward graph, the variant's layer
  * ranges of user-gradient frame (chunk, slot); a backward graph of layer
