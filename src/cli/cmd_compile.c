@@ -5,7 +5,12 @@
  * and are renamed over the target; the directory is synced so the rename
  * survives a crash.  Any failure, or SIGINT/SIGTERM/SIGHUP meanwhile,
  * removes the temporary file and leaves an earlier manifest untouched.
+ * Where the file system supports O_TMPFILE the file has no name while it
+ * is written and synced, and gets one (linkat) just before the rename, so
+ * even a SIGKILL leaves nothing behind outside that short step.
  */
+/* O_TMPFILE is Linux's; the rest of the file is POSIX. */
+#define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <getopt.h>
@@ -75,6 +80,34 @@ static int write_all(int fd, const uint8_t *p, size_t len)
 	return 0;
 }
 
+/*
+ * Give the anonymous file fd the name temp_path, whose last six characters
+ * are replaced until the name is new.  linkat through /proc/self/fd needs
+ * no privilege, unlike AT_EMPTY_PATH.
+ */
+static int link_anonymous(int fd, char *temp, size_t len)
+{
+	static const char set[] =
+		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
+	char proc[64];
+	uint64_t x = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^
+		     (uint64_t)(uintptr_t)&x;
+	int tries, i;
+
+	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
+	for (tries = 0; tries < 100; tries++) {
+		for (i = 0; i < 6; i++) {
+			x = x * 6364136223846793005ull + 1442695040888963407ull;
+			temp[len - 6 + i] = set[(x >> 33) % (sizeof(set) - 1)];
+		}
+		if (linkat(AT_FDCWD, proc, AT_FDCWD, temp, AT_SYMLINK_FOLLOW) == 0)
+			return 0;
+		if (errno != EEXIST)
+			return -1;
+	}
+	return -1;
+}
+
 /* The directory part of path ("." when it has none). */
 static void dir_of(const char *path, char *dir, size_t size)
 {
@@ -88,78 +121,133 @@ static void dir_of(const char *path, char *dir, size_t size)
 		snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
+/* What write_temp() failed at. */
+enum temp_failure { TEMP_OK, TEMP_DIR, TEMP_FILE };
+
+/* Write and sync buf to fd. */
+static int fill(int fd, const void *buf, size_t len, const char **step)
+{
+	*step = "write";
+	if (write_all(fd, buf, len) != 0)
+		return -1;
+	*step = "sync";
+	return fsync(fd);
+}
+
+/*
+ * Write buf, synced, to a new file of directory dir named temp_path (its
+ * last six characters chosen here) and return its descriptor in *fd.  The
+ * file is anonymous (O_TMPFILE) until synced and then linked where the
+ * file system and /proc allow; else mkstemp makes it.  On failure *step
+ * names what failed, errno why, and no file is left.
+ */
+static enum temp_failure write_temp(const char *dir, size_t temp_len,
+				    const void *buf, size_t len, int *fd,
+				    const char **step)
+{
+	mode_t mask;
+	int saved;
+
+#ifdef O_TMPFILE
+	/* The mode honours the umask, as for any output file. */
+	*fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
+	if (*fd >= 0) {
+		if (fill(*fd, buf, len, step) != 0) {
+			saved = errno;
+			close(*fd);
+			errno = saved;
+			return TEMP_FILE;
+		}
+		temp_live = 1; /* the handler may now have a name to remove */
+		if (link_anonymous(*fd, temp_path, temp_len) == 0)
+			return TEMP_OK;
+		/* No /proc, say: write a named temporary file instead. */
+		temp_live = 0;
+		close(*fd);
+		memcpy(temp_path + temp_len - 6, "XXXXXX", 6);
+	}
+#else
+	(void)temp_len;
+#endif
+	*step = "create a temporary file in";
+	*fd = mkstemp(temp_path);
+	if (*fd < 0)
+		return TEMP_DIR;
+	temp_live = 1;
+	/* mkstemp makes 0600; a manifest is an ordinary output file. */
+	mask = umask(0);
+	umask(mask);
+	*step = "write";
+	if (fchmod(*fd, 0666 & ~mask) == 0 && fill(*fd, buf, len, step) == 0)
+		return TEMP_OK;
+	saved = errno;
+	close(*fd);
+	unlink(temp_path);
+	temp_live = 0;
+	errno = saved;
+	return TEMP_FILE;
+}
+
 static int write_atomic(const char *path, const void *buf, size_t len,
 			struct cgs_error *err)
 {
 	struct sigaction old[sizeof(caught) / sizeof(caught[0])];
 	char dir[4096];
-	const char *base, *step = "create a temporary file in";
-	mode_t mask;
+	const char *base, *step;
+	enum temp_failure how;
 	int fd, dfd, saved;
+	size_t temp_len;
 
 	dir_of(path, dir, sizeof(dir));
 	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
 	if (!*base)
 		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
 				    "the output names a directory; give a file name");
-	if ((size_t)snprintf(temp_path, sizeof(temp_path), "%s/.%s.XXXXXX",
-			     dir, base) >= sizeof(temp_path))
+	temp_len = (size_t)snprintf(temp_path, sizeof(temp_path),
+				    "%s/.%s.XXXXXX", dir, base);
+	if (temp_len >= sizeof(temp_path))
 		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
 				    "the output path is too long");
 	catch_signals(old);
-	fd = mkstemp(temp_path);
-	if (fd < 0)
-		goto fail_dir;
-	temp_live = 1;
-	/* mkstemp makes 0600; a manifest is an ordinary output file. */
-	mask = umask(0);
-	umask(mask);
-	step = "write";
-	if (fchmod(fd, 0666 & ~mask) != 0 || write_all(fd, buf, len) != 0)
-		goto fail_file;
-	step = "sync";
-	if (fsync(fd) != 0)
-		goto fail_file;
-	step = "close";
-	if (close(fd) != 0) {
-		fd = -1;
-		goto fail_file;
-	}
-	fd = -1;
-	step = "rename the temporary file onto";
-	if (rename(temp_path, path) != 0)
-		goto fail_file;
-	temp_live = 0;
-	restore_signals(old);
-	/* The rename is durable once the directory is synced. */
-	dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (dfd < 0 || fsync(dfd) != 0) {
+	how = write_temp(dir, temp_len, buf, len, &fd, &step);
+	if (how != TEMP_OK) {
 		saved = errno;
-		if (dfd >= 0)
-			close(dfd);
+		restore_signals(old);
+		if (how == TEMP_DIR)
+			return cgs_error_at(err, CGS_E_IO, path, 0, 0,
+					    "cannot %s directory '%s': %s", step,
+					    dir, strerror(saved));
 		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
-				    "written, but syncing directory '%s' failed: %s",
-				    dir, strerror(saved));
+				    "cannot %s the manifest: %s; any earlier manifest is unchanged",
+				    step, strerror(saved ? saved : EIO));
 	}
-	close(dfd);
-	return 0;
-
-fail_file:
+	step = "close";
+	if (close(fd) == 0) {
+		step = "rename the temporary file onto";
+		if (rename(temp_path, path) == 0) {
+			temp_live = 0;
+			restore_signals(old);
+			/* The rename is durable once the directory is synced. */
+			dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+			if (dfd < 0 || fsync(dfd) != 0) {
+				saved = errno;
+				if (dfd >= 0)
+					close(dfd);
+				return cgs_error_at(err, CGS_E_IO, path, 0, 0,
+						    "written, but syncing directory '%s' failed: %s",
+						    dir, strerror(saved));
+			}
+			close(dfd);
+			return 0;
+		}
+	}
 	saved = errno;
-	if (fd >= 0)
-		close(fd);
 	unlink(temp_path);
 	temp_live = 0;
 	restore_signals(old);
 	return cgs_error_at(err, CGS_E_IO, path, 0, 0,
 			    "cannot %s the manifest: %s; any earlier manifest is unchanged",
 			    step, strerror(saved ? saved : EIO));
-fail_dir:
-	saved = errno;
-	restore_signals(old);
-	return cgs_error_at(err, CGS_E_IO, path, 0, 0,
-			    "cannot %s directory '%s': %s", step, dir,
-			    strerror(saved));
 }
 
 /* Bytes in binary units, for people. */
