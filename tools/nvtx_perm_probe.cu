@@ -27,27 +27,9 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <cuda_runtime.h>
-#include <nvtx3/nvToolsExt.h>
-#include <nvtx3/nvToolsExtMem.h>
+#include "nvtx_probe.h"
 
-static const size_t kPool = 1 << 20, kRegion = 4096;
-
-__global__ void poke(unsigned *p)
-{
-	if (threadIdx.x == 0 && blockIdx.x == 0)
-		*p = 0x5a5a5a5au;
-}
-
-#define CHECK(call)                                                          \
-	do {                                                                 \
-		cudaError_t e_ = (call);                                     \
-		if (e_ != cudaSuccess) {                                     \
-			fprintf(stderr, "nvtx_perm_probe: %s: %s\n", #call,  \
-				cudaGetErrorName(e_));                       \
-			return 3;                                            \
-		}                                                            \
-	} while (0)
+#define CHECK(call) PROBE_CHECK("nvtx_perm_probe", call)
 
 static nvtxDomainHandle_t dom;
 
@@ -107,9 +89,7 @@ static int capture(cudaStream_t s, unsigned *p, cudaGraphExec_t *e)
 
 int main(int argc, char **argv)
 {
-	nvtxMemVirtualRangeDesc_t whole, regions[2];
-	nvtxMemHeapDesc_t h;
-	nvtxMemRegionsRegisterBatch_t rb;
+	nvtxMemHeapHandle_t heap;
 	nvtxMemPermissionsHandle_t pa, pb;
 	cudaGraphExec_t ea, eb;
 	cudaStream_t s;
@@ -133,31 +113,8 @@ int main(int argc, char **argv)
 	b = pool + kRegion;
 	dom = nvtxDomainCreateA("nvtx_perm_probe");
 
-	memset(&h, 0, sizeof(h));
-	whole.ptr = pool;
-	whole.size = kPool;
-	h.extCompatID = NVTX_EXT_COMPATID_MEM;
-	h.structSize = sizeof(h);
-	h.usage = NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR;
-	h.type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
-	h.typeSpecificDescSize = sizeof(whole);
-	h.typeSpecificDesc = &whole;
-	h.messageType = NVTX_MESSAGE_TYPE_ASCII;
-	h.message.ascii = "nvtx_perm_probe pool";
-	nvtxMemHeapHandle_t heap = nvtxMemHeapRegister(dom, &h);
-	regions[0].ptr = a;
-	regions[0].size = kRegion;
-	regions[1].ptr = b;
-	regions[1].size = kRegion;
-	memset(&rb, 0, sizeof(rb));
-	rb.extCompatID = NVTX_EXT_COMPATID_MEM;
-	rb.structSize = sizeof(rb);
-	rb.regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
-	rb.heap = heap;
-	rb.regionCount = 2;
-	rb.regionDescElementSize = sizeof(regions[0]);
-	rb.regionDescElements = regions;
-	nvtxMemRegionsRegister(dom, &rb);
+	heap = probe_heap(dom, pool, "nvtx_perm_probe pool");
+	probe_regions(dom, heap, pool, 2);
 	pa = grant(a, b, exclude);
 	pb = grant(b, a, exclude);
 

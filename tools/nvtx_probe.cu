@@ -24,63 +24,17 @@
 #include <cstdlib>
 #include <cstring>
 
-#include <cuda_runtime.h>
-#include <nvtx3/nvToolsExt.h>
-#include <nvtx3/nvToolsExtMem.h>
+#include "nvtx_probe.h"
 
-static const size_t kPool = 1 << 20, kRegion = 4096;
-
-__global__ void poke(unsigned *p)
-{
-	if (threadIdx.x == 0 && blockIdx.x == 0)
-		*p = 0x5a5a5a5au;
-}
-
-#define CHECK(call)                                                          \
-	do {                                                                 \
-		cudaError_t e_ = (call);                                     \
-		if (e_ != cudaSuccess) {                                     \
-			fprintf(stderr, "nvtx_probe: %s: %s\n", #call,       \
-				cudaGetErrorName(e_));                       \
-			return 3;                                            \
-		}                                                            \
-	} while (0)
+#define CHECK(call) PROBE_CHECK("nvtx_probe", call)
 
 static nvtxMemHeapHandle_t annotate(nvtxDomainHandle_t d, char *pool,
 				    int regions, int message)
 {
-	nvtxMemVirtualRangeDesc_t whole, region;
-	nvtxMemHeapDesc_t h;
-	nvtxMemRegionsRegisterBatch_t b;
-	nvtxMemHeapHandle_t heap;
+	nvtxMemHeapHandle_t heap = probe_heap(d, pool,
+					      message ? "nvtx_probe pool" : NULL);
 
-	memset(&h, 0, sizeof(h));
-	whole.ptr = pool;
-	whole.size = kPool;
-	h.extCompatID = NVTX_EXT_COMPATID_MEM;
-	h.structSize = sizeof(h);
-	h.usage = NVTX_MEM_HEAP_USAGE_TYPE_SUB_ALLOCATOR;
-	h.type = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
-	h.typeSpecificDescSize = sizeof(whole);
-	h.typeSpecificDesc = &whole;
-	if (message) {
-		h.messageType = NVTX_MESSAGE_TYPE_ASCII;
-		h.message.ascii = "nvtx_probe pool";
-	}
-	heap = nvtxMemHeapRegister(d, &h);
-
-	memset(&b, 0, sizeof(b));
-	region.ptr = pool;
-	region.size = kRegion;
-	b.extCompatID = NVTX_EXT_COMPATID_MEM;
-	b.structSize = sizeof(b);
-	b.regionType = NVTX_MEM_TYPE_VIRTUAL_ADDRESS;
-	b.heap = heap;
-	b.regionCount = regions;
-	b.regionDescElementSize = sizeof(region);
-	b.regionDescElements = &region;
-	if (regions)
-		nvtxMemRegionsRegister(d, &b);
+	probe_regions(d, heap, pool, regions);
 	return heap;
 }
 
