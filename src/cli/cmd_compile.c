@@ -121,6 +121,27 @@ static void dir_of(const char *path, char *dir, size_t size)
 		snprintf(dir, size, "%.*s", (int)(slash - path), path);
 }
 
+/*
+ * Block (on) or restore (off) the signals whose handler removes the
+ * temporary file, around the steps that give it a name: the handler then
+ * sees a name exactly when one exists.
+ */
+static void hold_signals(int on)
+{
+	static sigset_t prev;
+	sigset_t set;
+	size_t i;
+
+	if (!on) {
+		sigprocmask(SIG_SETMASK, &prev, NULL);
+		return;
+	}
+	sigemptyset(&set);
+	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
+		sigaddset(&set, caught[i]);
+	sigprocmask(SIG_BLOCK, &set, &prev);
+}
+
 /* What write_temp() failed at. */
 enum temp_failure { TEMP_OK, TEMP_DIR, TEMP_FILE };
 
@@ -158,11 +179,13 @@ static enum temp_failure write_temp(const char *dir, size_t temp_len,
 			errno = saved;
 			return TEMP_FILE;
 		}
-		temp_live = 1; /* the handler may now have a name to remove */
-		if (link_anonymous(*fd, temp_path, temp_len) == 0)
+		*step = "name";
+		hold_signals(1);
+		temp_live = link_anonymous(*fd, temp_path, temp_len) == 0;
+		hold_signals(0);
+		if (temp_live)
 			return TEMP_OK;
 		/* No /proc, say: write a named temporary file instead. */
-		temp_live = 0;
 		close(*fd);
 		memcpy(temp_path + temp_len - 6, "XXXXXX", 6);
 	}
@@ -170,10 +193,12 @@ static enum temp_failure write_temp(const char *dir, size_t temp_len,
 	(void)temp_len;
 #endif
 	*step = "create a temporary file in";
+	hold_signals(1);
 	*fd = mkstemp(temp_path);
+	temp_live = *fd >= 0;
+	hold_signals(0);
 	if (*fd < 0)
 		return TEMP_DIR;
-	temp_live = 1;
 	/* mkstemp makes 0600; a manifest is an ordinary output file. */
 	mask = umask(0);
 	umask(mask);

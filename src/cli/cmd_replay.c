@@ -291,8 +291,8 @@ static int choose_overlap(struct replay *r)
  * For each variant, the OVERRUN_BYTES just past the last range of frame
  * (chunk 0, slot 0, layer 0), from its end rounded up to the alignment
  * (the NVTX annotations' granularity), or just before its first range
- * where the frame ends its arena: a neighbour's bytes or padding, never
- * the frame's own.
+ * where the frame ends its arena: a neighbour's bytes, a larger variant's
+ * or padding, never bytes of the variant's own graph.
  */
 static int choose_overrun(struct replay *r)
 {
