@@ -1,8 +1,9 @@
 /*
  * cgs-bench-open: time cgs_runtime_open (read, validate the whole
  * manifest, expand every reachable count's launch sequence) for each
- * planned rank of a manifest.  No GPU is needed: opening makes no CUDA
- * call.  Run by tools/bench-open.
+ * planned rank of a manifest, and the NVTX guard segments that
+ * cgs_runtime_allocate computes when a memory-checking tool is attached.
+ * No GPU is needed: neither makes a CUDA call.  Run by tools/bench-open.
  *
  * usage: cgs-bench-open MANIFEST [REPEATS]
  */
@@ -13,6 +14,8 @@
 
 #include "cgslot/cgslot.h"
 #include "manifest/manifest.h"
+#include "runtime/guard.h"
+#include "runtime/runtime.h"
 
 static uint64_t now_ns(void)
 {
@@ -44,6 +47,7 @@ int main(int argc, char **argv)
 	struct cgs_manifest *m = NULL;
 	struct cgs_runtime *rt = NULL;
 	struct cgs_runtime_info in;
+	struct cgs_guard gd;
 	uint64_t *t, *c, t0, c0, worst = 0, worst_cpu = 0, launches;
 	uint32_t ri, n_ranks, rank, k;
 	int reps = argc > 2 ? atoi(argv[2]) : 21, i;
@@ -104,6 +108,23 @@ int main(int argc, char **argv)
 			worst = t[reps / 2];
 		if (c[reps / 2] > worst_cpu)
 			worst_cpu = c[reps / 2];
+		for (i = 0; i < reps; i++) {
+			t0 = now_ns();
+			if (cgs_guard_build(rt, &gd, &err)) {
+				fprintf(stderr, "cgs-bench-open: %s\n",
+					err.message);
+				return 1;
+			}
+			t[i] = now_ns() - t0;
+			if (i + 1 < reps)
+				cgs_guard_free(&gd);
+		}
+		qsort(t, (size_t)reps, sizeof(*t), compare_u64);
+		printf("rank %u: NVTX guard segments (at allocation, under a tool) median %.3f ms: %u segments, %llu guard entries over %u graphs\n",
+		       rank, (double)t[reps / 2] / 1e6, gd.n_segments,
+		       (unsigned long long)gd.guard_start[gd.n_graphs],
+		       gd.n_graphs);
+		cgs_guard_free(&gd);
 		cgs_runtime_destroy(&rt);
 	}
 	printf("slowest rank: median %.3f ms wall, %.3f ms CPU\n",
