@@ -165,7 +165,10 @@ uint32_t cgs_runtime_slot(const struct cgs_runtime *rt, uint32_t k);
  * Allocate every arena with one cudaMalloc on the runtime's device, before
  * any capture, and register each as an NVTX memory heap whose regions are
  * the bytes frames use (so compute-sanitizer's memcheck, run with
- * `--nvtx yes`, reports an access to bytes no frame owns).  Stores the
+ * `--nvtx yes`, reports an access to bytes no frame owns).  When such a
+ * tool is attached, each graph also gets NVTX permissions that deny it
+ * the neighbours of its own ranges (libcgslot(3); off with
+ * CGSLOT_NVTX_PERMISSIONS=0 in the environment).  Stores the
  * total in *bytes when non-NULL.  The current device is restored on
  * return.  Errors: CGS_E_STATE when already allocated; CGS_E_NODEVICE;
  * CGS_E_CUDA (cudaErrorMemoryAllocation when the device is full); on
@@ -277,7 +280,9 @@ int cgs_runtime_sequence(const struct cgs_runtime *rt, uint32_t microbatches,
  *   CGS_E_NOGRAPH      a graph the iteration needs has no executable
  * Then CGS_E_CUDA / CGS_E_CUDA_FATAL from a launch (launches before it
  * stay queued).  Returns as soon as everything is queued; it allocates
- * nothing.
+ * nothing.  Under an NVTX memory tool with graph permissions (see
+ * cgs_runtime_allocate) each launch binds its graph's permissions to the
+ * calling thread's stream scope, and the call unbinds before it returns.
  */
 int cgs_runtime_replay(struct cgs_runtime *rt, uint32_t microbatches,
 		       const uint32_t *variants, cudaStream_t stream,
