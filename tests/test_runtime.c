@@ -1,8 +1,9 @@
 /*
  * libcgslot without a GPU: opening manifests, the launch sequence of every
  * reachable count against an independent expansion of Megatron's orders,
- * address resolution against the plan, refusals before any launch, and the
- * mapping of CUDA errors.  Whatever needs a device is left to
+ * address resolution against the plan, the NVTX guard segments against
+ * the addresses, refusals before any launch, and the mapping of CUDA
+ * errors.  Whatever needs a device is left to
  * `cgslot replay` (tests/gpu_replay.sh).
  */
 #include <stdint.h>
