@@ -219,10 +219,9 @@ int cgs_guard_build(const struct cgs_runtime *rt, struct cgs_guard *out,
 		goto nomem;
 
 	for (gi = 0; gi < in->n_graphs; gi++) {
-		int backward = gi % 2;
+		uint32_t backward;
 
-		v = gi / 2 / in->n_saved;
-		f = gi / 2 % in->n_saved;
+		cgs_manifest_graph_split(rt->manifest, gi, &v, &f, &backward);
 		fr = cgs_manifest_saved_frame(rt->manifest, rt->ri, f);
 		n_own = 0;
 		saved_spans(rt, v, f, own, &n_own);

@@ -30,7 +30,6 @@ struct cgs_runtime_nvtx {
 	nvtxDomainHandle_t domain;
 	/* Per graph, or NULL when no tool listens or permissions are off. */
 	nvtxMemPermissionsHandle_t *perm;
-	uint32_t n_perm;
 	uint32_t n_heaps;
 	nvtxMemHeapHandle_t heaps[]; /* one per arena */
 };
@@ -104,7 +103,6 @@ static int make_permissions(struct cgs_runtime *rt, const struct cgs_guard *gd,
 		return cgs_error_set(err, CGS_E_NOMEM,
 				     "out of memory describing graph permissions to NVTX");
 	}
-	nv->n_perm = gd->n_graphs;
 	batch.extCompatID = NVTX_EXT_COMPATID_MEM;
 	batch.structSize = sizeof(batch);
 	batch.regionElementSize = sizeof(*deny);
@@ -152,8 +150,8 @@ int cgs_nvtx_register(struct cgs_runtime *rt, struct cgs_error *err)
 			rt->nvtx->heaps[a] = register_heap(rt, a);
 	/*
 	 * Without a tool every handle is NULL and the regions and permissions
-	 * would go nowhere: skip the guards (10 to 13 ms for a rank of the
-	 * big pipeline, tools/bench-open).
+	 * would go nowhere: skip the guards (about 12 to 14 ms for a rank of
+	 * the big pipeline, tools/bench-open).
 	 */
 	for (a = 0; a < in->n_arenas && !rt->nvtx->heaps[a]; a++)
 		;
@@ -212,7 +210,7 @@ void cgs_nvtx_unregister(struct cgs_runtime *rt)
 
 	if (!nv)
 		return;
-	for (g = 0; nv->perm && g < nv->n_perm; g++)
+	for (g = 0; nv->perm && g < rt->info.n_graphs; g++)
 		if (nv->perm[g])
 			nvtxMemPermissionsDestroy(nv->domain, nv->perm[g]);
 	free(nv->perm);

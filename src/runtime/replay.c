@@ -27,6 +27,15 @@ static int missing_graph(const struct cgs_runtime *rt,
 	return 0;
 }
 
+/* Launch `index` of an iteration of `microbatches` failed with rc. */
+static int launch_failed(struct cgs_error *err, cudaError_t rc,
+			 uint64_t index, uint32_t microbatches)
+{
+	return cgs_cuda_fail(err, rc,
+			     "cudaGraphLaunch of launch %llu of %u microbatches",
+			     (unsigned long long)index, microbatches);
+}
+
 /*
  * The replay under an NVTX tool with graph permissions: each launch runs
  * with its graph's guard bound (nvtx.c); the plain loop below stays free
@@ -48,9 +57,7 @@ static int replay_guarded(struct cgs_runtime *rt, const struct cgs_launch *l,
 	}
 	cgs_nvtx_unbind(rt);
 	if (rc != cudaSuccess)
-		return cgs_cuda_fail(err, rc,
-				     "cudaGraphLaunch of launch %llu of %u microbatches",
-				     (unsigned long long)(l - 1 - first),
+		return launch_failed(err, rc, (uint64_t)(l - 1 - first),
 				     microbatches);
 	return 0;
 }
@@ -86,11 +93,9 @@ int cgs_runtime_replay(struct cgs_runtime *rt, uint32_t microbatches,
 		rc = cudaGraphLaunch(exec[variants[l->microbatch] * stride +
 					  l->base], stream);
 		if (rc != cudaSuccess)
-			return cgs_cuda_fail(err, rc,
-					     "cudaGraphLaunch of launch %llu of %u microbatches",
-					     (unsigned long long)(l - rt->launches -
-						     rt->launch_start[i]),
-					     microbatches);
+			return launch_failed(err, rc,
+					     (uint64_t)(l - rt->launches) -
+					     rt->launch_start[i], microbatches);
 	}
 	return 0;
 }
