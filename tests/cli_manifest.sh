@@ -110,7 +110,7 @@ cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "a missing schedule changed th
 mkdir "$out/adir.cgslot"
 touch "$out/adir.cgslot/keep"
 run 3 compile "$other" -o "$out/adir.cgslot"
-grep -q "cannot rename" "$tmp/err" || fail "directory target not explained: $(cat "$tmp/err")"
+grep -q "is a directory" "$tmp/err" || fail "directory target not explained: $(cat "$tmp/err")"
 [ -d "$out/adir.cgslot" ] && [ -e "$out/adir.cgslot/keep" ] || fail "the directory was changed"
 run 3 compile "$other" -o "$out/"
 no_temp "$out"
