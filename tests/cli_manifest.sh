@@ -226,6 +226,25 @@ for key in ("lower_bound_bytes", "bytes_without_sharing", "bytes_colour_arenas")
     assert key in s, key
 PY
 
+# A manifest that is not a regular file is refused at once (exit 3): a
+# FIFO with no writer (which a blocking open would wait on forever), one
+# with a writer, a character device, a directory.
+mkfifo "$tmp/fifo.cgslot"
+for c in dump report verify; do
+	cli_timeout=10 run 3 "$c" "$tmp/fifo.cgslot"
+	grep -q "not a regular file" "$tmp/err" || fail "$c on a FIFO: $(cat "$tmp/err")"
+done
+cli_timeout=10 run 3 verify "$tmp/fifo.cgslot" "$other"
+sleep 30 >"$tmp/fifo.cgslot" &
+writer=$!
+cli_timeout=10 run 3 dump "$tmp/fifo.cgslot"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+for m in /dev/zero /dev/null "$tmp"; do
+	cli_timeout=10 run 3 report "$m"
+	grep -q "not a regular file\|Is a directory" "$tmp/err" || fail "report $m: $(cat "$tmp/err")"
+done
+
 # A full stdout is an I/O error, not a silent success.
 if [ -w /dev/full ]; then
 	timeout 20 "$cgslot" dump "$out/m.cgslot" >/dev/full 2>"$tmp/err"
