@@ -379,6 +379,23 @@ START_TEST(limits)
 	ck_assert_int_eq(cgs_limits_set(&lim, "depth=0", NULL), CGS_E_ARG);
 	ck_assert_int_eq(cgs_limits_set(&lim, "depth=100000", NULL), CGS_E_ARG);
 	ck_assert_int_eq(cgs_limits_set(&lim, "pp=-1", NULL), CGS_E_ARG);
+	/* Count limits speak of counts, not of bytes. */
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(cgs_limits_set(&lim, "pp=1.5", &err), CGS_E_ARG);
+	ck_assert_str_eq(err.message, "limit pp=1.5: a count must be a whole "
+			 "number; accepted: 1..4294967295");
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(cgs_limits_set(&lim, "pp=0", &err), CGS_E_ARG);
+	ck_assert_str_eq(err.message,
+			 "limit pp=0 is out of range; accepted: 1..4294967295");
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(cgs_limits_set(&lim, "frames=64KiB", &err), CGS_E_ARG);
+	ck_assert_ptr_null(strstr(err.message, "byte"));
+	ck_assert_int_eq(cgs_limits_set(&lim, "frames=65536", NULL), 0);
+	ck_assert_uint_eq(lim.frames, 65536);
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(cgs_limits_set(&lim, "file_bytes=0", &err), CGS_E_ARG);
+	ck_assert_ptr_nonnull(strstr(err.message, "at least 1 byte"));
 
 	/* a raised or lowered limit changes what loads */
 	memset(&err, 0, sizeof(err));

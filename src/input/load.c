@@ -170,6 +170,7 @@ int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
 		      struct cgs_schedule **out, struct cgs_error *err)
 {
 	struct cgs_limits defaults;
+	char what[96];
 	char *buf = NULL;
 	size_t len = 0, cap;
 	struct stat st;
@@ -204,7 +205,8 @@ int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
 	/* read at most one byte past the limit, so pipes are bounded too */
 	cap = 65536;
 	for (;;) {
-		size_t got;
+		size_t got, want;
+		uint64_t room;
 
 		if (len == cap || !buf) {
 			char *grown;
@@ -219,10 +221,22 @@ int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
 			}
 			buf = grown;
 		}
-		got = fread(buf + len, 1, cap - len, f);
+		/* At most one byte past the limit (len <= file_bytes here). */
+		room = limits->file_bytes - len;
+		if (room < UINT64_MAX)
+			room++;
+		want = cap - len;
+		if ((uint64_t)want > room)
+			want = (size_t)room;
+		got = fread(buf + len, 1, want, f);
 		len += got;
 		if ((uint64_t)len > limits->file_bytes) {
-			rc = file_limit(path, len, limits, err);
+			/* No size to report: a device or pipe, or a growing file. */
+			snprintf(what, sizeof(what),
+				 "the input (more than %llu bytes read before "
+				 "stopping)", (unsigned long long)limits->file_bytes);
+			rc = cgs_limit_error(err, path, 0, 0, "file_bytes",
+					     limits->file_bytes, what);
 			goto out;
 		}
 		if (got == 0)
