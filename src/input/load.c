@@ -152,9 +152,20 @@ int cgs_schedule_load_buffer(const char *name, const void *buf, size_t len,
 					cgs_yaml_parse(&doc, text, len, err);
 	if (rc)
 		goto out;
-	if (!doc.root || (doc.root->kind == CGS_NODE_SCALAR &&
-			  doc.root->type == CGS_SCALAR_NULL && !doc.root->quoted))
+	if (!doc.root)
 		goto empty;
+	if (doc.root->kind == CGS_NODE_SCALAR &&
+	    doc.root->type == CGS_SCALAR_NULL && !doc.root->quoted) {
+		char q[32];
+
+		rc = cgs_error_at(err, CGS_E_INVALID, name, doc.root->line,
+				  doc.root->column,
+				  "the document is the null value %s, not a "
+				  "schedule; a schedule is a mapping that starts "
+				  "with 'cgslot: 1'",
+				  cgs_node_quote(doc.root, q, sizeof(q)));
+		goto out;
+	}
 	rc = cgs_schedule_from_doc(&doc, limits, out, err);
 	goto out;
 empty:
