@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/nearest.h"
 #include "input/limits.h"
 #include "input/schedule.h"
 #include "testlib.h"
@@ -310,6 +311,25 @@ START_TEST(core_schema_integers)
 }
 END_TEST
 
+/* The "did you mean" distance, also past the 15 characters of old. */
+START_TEST(nearest_word)
+{
+	static const char *const keys[] = {"pp", "vpp", "microbatch_group",
+					   "max_microbatches", "alignment", NULL};
+
+	ck_assert_uint_eq(cgs_edit_distance("alignmnet", 9, "alignment"), 1);
+	ck_assert_uint_eq(cgs_edit_distance("max_microbatchs", 15,
+					    "max_microbatches"), 1);
+	ck_assert_uint_eq(cgs_edit_distance("", 0, "abc"), 3);
+	ck_assert_uint_eq(cgs_edit_distance("kitten", 6, "sitting"), 3);
+	ck_assert_str_eq(cgs_nearest("alignmnet", 9, keys, 2), "alignment");
+	ck_assert_str_eq(cgs_nearest("microbatch_groups", 17, keys, 2),
+			 "microbatch_group");
+	ck_assert_str_eq(cgs_nearest("ppp", 3, keys, 1), "pp");
+	ck_assert_ptr_null(cgs_nearest("colour", 6, keys, 2));
+}
+END_TEST
+
 START_TEST(positions_agree)
 {
 	struct cgs_error ye = {0}, je = {0};
@@ -482,6 +502,7 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, hash_tracks_the_model);
 	tcase_add_test(tc, positions_agree);
 	tcase_add_test(tc, core_schema_integers);
+	tcase_add_test(tc, nearest_word);
 	tcase_add_test(tc, error_codes);
 	tcase_add_test(tc, order_errors);
 	tcase_add_test(tc, alias_bomb);
