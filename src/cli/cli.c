@@ -1,6 +1,8 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +49,23 @@ int cgs_cli_usage_error(const char *cmd, const char *fmt, ...)
 	va_end(ap);
 	fprintf(stderr, "\nTry 'cgslot %s --help'.\n", cmd);
 	return CGS_EXIT_USAGE;
+}
+
+int cgs_cli_bad_option(const char *cmd, int opt, char *const *argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	char name[64];
+
+	/* The option as written: --long (without =VALUE), or -c. */
+	if (strncmp(arg, "--", 2) == 0)
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	else if (optopt > 0 && optopt < 128)
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%s", arg);
+	if (opt == ':')
+		return cgs_cli_usage_error(cmd, "option '%s' needs a value", name);
+	return cgs_cli_usage_error(cmd, "unknown option '%s'", name);
 }
 
 int cgs_cli_help(const char *cmd)

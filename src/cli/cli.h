@@ -33,6 +33,14 @@ int cgs_cli_report(const struct cgs_error *err);
 int cgs_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * The usage error for what getopt_long returned as `opt` ('?' or ':',
+ * with opterr 0 and ':' leading the option string): "unknown option
+ * '--x'" or "option '-o' needs a value", one line.  Returns
+ * CGS_EXIT_USAGE.
+ */
+int cgs_cli_bad_option(const char *cmd, int opt, char *const *argv);
+
 /* Print the command's --help text to stdout. */
 int cgs_cli_help(const char *cmd);
 

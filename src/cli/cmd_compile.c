@@ -153,7 +153,8 @@ int cgs_cmd_compile(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:qh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'o':
 			output = optarg;
@@ -169,7 +170,7 @@ int cgs_cmd_compile(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("compile");
 		default:
-			return cgs_cli_usage_error("compile", "unknown option");
+			return cgs_cli_bad_option("compile", opt, argv);
 		}
 	}
 	if (argc - optind != 1)
