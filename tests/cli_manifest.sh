@@ -124,7 +124,7 @@ cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "a missing schedule changed th
 mkdir "$out/adir.cgslot"
 touch "$out/adir.cgslot/keep"
 run 3 compile "$other" -o "$out/adir.cgslot"
-grep -q "cannot rename" "$tmp/err" || fail "directory target not explained: $(cat "$tmp/err")"
+grep -q "is a directory" "$tmp/err" || fail "directory target not explained: $(cat "$tmp/err")"
 [ -d "$out/adir.cgslot" ] && [ -e "$out/adir.cgslot/keep" ] || fail "the directory was changed"
 run 3 compile "$other" -o "$out/"
 no_temp "$out"
@@ -239,6 +239,25 @@ s = json.dumps(d)
 for key in ("lower_bound_bytes", "bytes_without_sharing", "bytes_colour_arenas"):
     assert key in s, key
 PY
+
+# A manifest that is not a regular file is refused at once (exit 3): a
+# FIFO with no writer (which a blocking open would wait on forever), one
+# with a writer, a character device, a directory.
+mkfifo "$tmp/fifo.cgslot"
+for c in dump report verify; do
+	cli_timeout=10 run 3 "$c" "$tmp/fifo.cgslot"
+	grep -q "not a regular file" "$tmp/err" || fail "$c on a FIFO: $(cat "$tmp/err")"
+done
+cli_timeout=10 run 3 verify "$tmp/fifo.cgslot" "$other"
+sleep 30 >"$tmp/fifo.cgslot" &
+writer=$!
+cli_timeout=10 run 3 dump "$tmp/fifo.cgslot"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+for m in /dev/zero /dev/null "$tmp"; do
+	cli_timeout=10 run 3 report "$m"
+	grep -q "not a regular file\|Is a directory" "$tmp/err" || fail "report $m: $(cat "$tmp/err")"
+done
 
 # A full stdout is an I/O error, not a silent success.
 if [ -w /dev/full ]; then
