@@ -127,7 +127,7 @@ int cgs_cmd_replay(int argc, char **argv)
 #include "cgslot/cgslot.h"
 #include "common/error.h"
 #include "manifest/manifest.h"
-#include "runtime/selftest.h"
+#include "cli/selftest.h"
 
 /* Launch timing: the median over this many replays of the largest count. */
 #define TIMING_RUNS 51
