@@ -54,9 +54,10 @@ int cgs_cmd_replay(int argc, char **argv);
 	"usage: cgslot compile [--quiet] [--limit NAME=VALUE]... SCHEDULE -o MANIFEST\n" \
 	"\n" \
 	"Plan the schedule and write its binary slot manifest atomically: a\n" \
-	"failed compile leaves any earlier MANIFEST untouched.\n" \
+	"failed compile leaves any earlier MANIFEST untouched.  A symbolic link\n" \
+	"is followed; a device or FIFO (/dev/stdout on a pipe) is written through.\n" \
 	"\n" \
-	"  -o, --output FILE  the manifest to write\n" \
+	"  -o, --output FILE  the manifest to write (not the schedule itself)\n" \
 	"  -q, --quiet        print nothing on success\n" \
 	CGS_LIMIT_HELP
 

@@ -937,7 +937,8 @@ int cgs_manifest_open_file(const char *path, struct cgs_manifest **out,
 		return cgs_error_set(err, CGS_E_ARG,
 				     "cgs_manifest_open_file: NULL argument");
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO with no writer is refused below, not waited on. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
 				    "cannot open manifest: %s",
