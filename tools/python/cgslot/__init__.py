@@ -80,11 +80,8 @@ def library_path():
 
 
 def library_version():
-    """(number, string) of the loaded library, e.g. (200, '0.2.0');
-    (100, '0.1') for a library older than cgs_version()."""
+    """(number, string) of the loaded library, e.g. (200, '0.2.0')."""
     lib = _native.load()
-    if _native.ABI == 1:
-        return 100, "0.1"
     return lib.cgs_version(), lib.cgs_version_string().decode()
 
 
@@ -214,13 +211,9 @@ class Runtime:
         self.close()
 
     def _read_info(self):
-        if _native.ABI == 1:
-            info = _native.LEGACY_INFO()
-            self._lib.cgs_runtime_info(self._rt, ctypes.byref(info))
-        else:
-            info = _native.RuntimeInfo()
-            info.size = ctypes.sizeof(info)
-            _call(self._lib.cgs_runtime_info, self._rt, ctypes.byref(info))
+        info = _native.RuntimeInfo()
+        info.size = ctypes.sizeof(info)
+        _call(self._lib.cgs_runtime_info, self._rt, ctypes.byref(info))
         return {k: getattr(info, k) for k, _ in info._fields_ if k != "size"}
 
     @property
@@ -239,8 +232,6 @@ class Runtime:
     # ---- lookups -----------------------------------------------------
 
     def _u32_lookup(self, fn, *args):
-        if _native.ABI == 1:
-            raise AssertionError("not reached")
         out = ctypes.c_uint32()
         _call(fn, self._ptr(), *args, ctypes.byref(out))
         return out.value
@@ -249,41 +240,18 @@ class Runtime:
     def reachable(self):
         """The reachable microbatch counts, ascending."""
         n = self._info["n_reachable"]
-        if _native.ABI == 1:
-            return [self._lib.cgs_runtime_reachable(self._ptr(), i)
-                    for i in range(n)]
         return [self._u32_lookup(self._lib.cgs_runtime_reachable, i)
                 for i in range(n)]
 
     def chunk_layers(self, chunk):
         """Layers of chunk `chunk` (0-based)."""
-        if _native.ABI == 1:
-            if not 0 <= chunk < self._info["vpp"]:
-                raise CgslotError(_native.CGS_E_ARG,
-                                  "chunk %d is out of range 0..%d" %
-                                  (chunk, self._info["vpp"] - 1))
-            return self._lib.cgs_runtime_chunk_layers(self._ptr(), chunk)
         return self._u32_lookup(self._lib.cgs_runtime_chunk_layers, chunk)
 
     def slot(self, microbatches, chunk, k):
         """Physical slot of microbatch k of chunk `chunk` in an iteration
         of `microbatches` microbatches."""
-        if _native.ABI == 1:
-            self._check_count(microbatches, k, chunk)
-            return self._lib.cgs_runtime_slot(self._ptr(), k)
         return self._u32_lookup(self._lib.cgs_runtime_slot, microbatches,
                                 chunk, k)
-
-    def _check_count(self, microbatches, k, chunk):
-        # ABI 0.1 lacks these checks in the library; keep the 0.2 meaning.
-        if microbatches not in self.reachable:
-            raise CgslotError(_native.CGS_E_UNREACHABLE,
-                              "%d microbatches is not a reachable count"
-                              % microbatches)
-        if not 0 <= k < microbatches or not 0 <= chunk < self._info["vpp"]:
-            raise CgslotError(_native.CGS_E_ARG,
-                              "microbatch %d or chunk %d is out of range" %
-                              (k, chunk))
 
     def locate(self, variant, chunk, layer, role, *, microbatches=None,
                microbatch=None, slot=None):
@@ -301,10 +269,6 @@ class Runtime:
                   chunk, layer, slot, role, *outs)
         elif microbatch is None or microbatches is None:
             raise TypeError("give slot=, or microbatches= and microbatch=")
-        elif _native.ABI == 1:
-            self._check_count(microbatches, microbatch, chunk)
-            _call(self._lib.cgs_runtime_locate, self._ptr(), variant, chunk,
-                  layer, microbatch, role, *outs)
         else:
             _call(self._lib.cgs_runtime_locate, self._ptr(), variant, chunk,
                   layer, microbatches, microbatch, role, *outs)
@@ -406,11 +370,8 @@ class Runtime:
 
     def graph_desc(self, i):
         """The i-th graph of the manifest's capture sequence."""
-        if _native.ABI == 1:
-            d = _native.LEGACY_DESC()
-        else:
-            d = _native.GraphDesc()
-            d.size = ctypes.sizeof(d)
+        d = _native.GraphDesc()
+        d.size = ctypes.sizeof(d)
         _call(self._lib.cgs_runtime_graph_desc, self._ptr(), i,
               ctypes.byref(d))
         return GraphDesc(d)
@@ -453,14 +414,11 @@ class Runtime:
 
     def stats(self):
         """Graphs captured/adopted and capture/instantiate times (ns)."""
-        if _native.ABI == 1:
-            s = _native.LEGACY_STATS()
-            self._lib.cgs_runtime_stats(self._ptr(), ctypes.byref(s))
-        else:
-            s = _native.RuntimeStats()
-            s.size = ctypes.sizeof(s)
-            _call(self._lib.cgs_runtime_stats, self._ptr(), ctypes.byref(s))
-        return {k: getattr(s, k) for k, _ in s._fields_ if k != "size"}
+        s = _native.RuntimeStats()
+        s.size = ctypes.sizeof(s)
+        _call(self._lib.cgs_runtime_stats, self._ptr(), ctypes.byref(s))
+        return {k: getattr(s, k) for k, _ in s._fields_
+                if k not in ("size", "reserved")}
 
     # ---- iterations --------------------------------------------------
 

@@ -3,11 +3,10 @@
 Only the standard library is used here.  The library is looked up, in
 order, at $CGSLOT_LIBRARY, in the package's own folder (a copy installed
 beside this file), and through the system's loader (ldconfig's cache and
-LD_LIBRARY_PATH).  ABI 0.2 (cgs_version() >= 200) is bound: its structs
-start with a `size` field and its lookups return a status.  A library of
-ABI 0.1 (no cgs_version symbol) is still accepted through the 0.1
-declarations below (LEGACY_*), so the binding runs against either while
-0.1 libraries are deployed; ABI tells which one was loaded.
+LD_LIBRARY_PATH).  ABI 0.2 (cgs_version() >= 200, same major) is bound:
+its structs start with a `size` field the caller sets to the size it
+knows, so a later minor that grows them still fills what this binding
+reads.  A 0.1 library (no cgs_version) is refused with a message.
 """
 
 import ctypes
@@ -77,6 +76,7 @@ class GraphDesc(ctypes.Structure):
         ("direction", ctypes.c_uint32),
         ("frame", ctypes.c_uint32),
         ("user_grad_frame", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32),
         ("addr", ctypes.c_void_p * ROLES),
         ("bytes", ctypes.c_uint64 * ROLES),
     ]
@@ -87,6 +87,7 @@ class RuntimeStats(ctypes.Structure):
         ("size", ctypes.c_uint32),
         ("graphs_captured", ctypes.c_uint32),
         ("graphs_adopted", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32),
         ("capture_ns", ctypes.c_uint64),
         ("instantiate_ns", ctypes.c_uint64),
     ]
@@ -135,34 +136,6 @@ SIGNATURES = {
 }
 
 
-def _strip_size(struct):
-    """The 0.1 layout of a 0.2 struct: the same fields without `size`."""
-    return type(struct.__name__ + "_0_1", (ctypes.Structure,),
-                {"_fields_": [f for f in struct._fields_ if f[0] != "size"]})
-
-
-LEGACY_INFO = _strip_size(RuntimeInfo)
-LEGACY_DESC = _strip_size(GraphDesc)
-LEGACY_STATS = _strip_size(RuntimeStats)
-
-LEGACY_SIGNATURES = dict(SIGNATURES)
-del LEGACY_SIGNATURES["cgs_version"], LEGACY_SIGNATURES["cgs_version_string"]
-LEGACY_SIGNATURES.update({
-    "cgs_runtime_info": (None, [_p, ctypes.POINTER(LEGACY_INFO)]),
-    "cgs_runtime_reachable": (_u32, [_p, _u32]),
-    "cgs_runtime_chunk_layers": (_u32, [_p, _u32]),
-    "cgs_runtime_slot": (_u32, [_p, _u32]),
-    "cgs_runtime_locate": (_int, [_p, _u32, _u32, _u32, _u32, _int,
-                                  _pu32, _pu64, _pu64, _perr]),
-    "cgs_runtime_address": (_int, [_p, _u32, _u32, _u32, _u32, _int,
-                                   ctypes.POINTER(_p), _pu64, _perr]),
-    "cgs_runtime_graph_desc": (_int, [_p, _u32, ctypes.POINTER(LEGACY_DESC),
-                                      _perr]),
-    "cgs_runtime_stats": (None, [_p, ctypes.POINTER(LEGACY_STATS)]),
-})
-
-ABI = None  # 2 for ABI 0.2 and later minors, 1 for a 0.1 library
-
 _lock = threading.Lock()
 _lib = None
 _lib_path = None
@@ -198,7 +171,7 @@ def _declare(lib, table):
 
 def load():
     """The loaded libcgslot (a ctypes.CDLL), loading it on first use."""
-    global _lib, _lib_path, ABI
+    global _lib, _lib_path
     with _lock:
         if _lib is not None:
             return _lib
@@ -210,9 +183,9 @@ def load():
                 tried.append("%s (%s): %s" % (path, where, e))
                 continue
             if not hasattr(lib, "cgs_version"):
-                _declare(lib, LEGACY_SIGNATURES)
-                _lib, _lib_path, ABI = lib, path, 1
-                return lib
+                raise LibraryNotFound(
+                    "%s (%s) is libcgslot 0.1, which has no cgs_version(); "
+                    "this binding needs 0.2 or a later 0.x" % (path, where))
             lib.cgs_version.restype = ctypes.c_uint
             v = lib.cgs_version()
             if v < ABI_MIN or v // 10000 != ABI_MIN // 10000:
@@ -222,7 +195,7 @@ def load():
                     (path, where, v, ABI_MIN // 10000, ABI_MIN // 100 % 100,
                      ABI_MIN // 10000))
             _declare(lib, SIGNATURES)
-            _lib, _lib_path, ABI = lib, path, 2
+            _lib, _lib_path = lib, path
             return lib
         raise LibraryNotFound(
             "cannot load libcgslot; set CGSLOT_LIBRARY to its path. Tried: " +
