@@ -18,7 +18,6 @@ half-done on error.
 """
 
 import ctypes
-import weakref
 
 from . import _native
 from ._native import LibraryNotFound
@@ -140,6 +139,16 @@ class _ArenaMemory:
             "shape": (nbytes,), "typestr": "|u1", "data": (base, False),
             "version": 2, "strides": None,
         }
+
+
+def _pointer_of(obj):
+    """An address from an int or a PyCapsule (without a name)."""
+    if isinstance(obj, int):
+        return obj
+    get = ctypes.pythonapi.PyCapsule_GetPointer
+    get.restype = ctypes.c_void_p
+    get.argtypes = [ctypes.py_object, ctypes.c_char_p]
+    return get(obj, None)
 
 
 def _stream_handle(stream):
@@ -405,7 +414,7 @@ class Runtime:
                 raise CgslotError(_native.CGS_E_ARG,
                                   "a torch graph owns its executable; adopt "
                                   "it borrowed (own=False)")
-            exec_ = int(raw())
+            exec_ = _pointer_of(raw())
             keep = graph
         _call(self._lib.cgs_runtime_adopt, self._ptr(), g,
               ctypes.c_void_p(exec_), _ADOPT_OWN if own else _ADOPT_BORROW)

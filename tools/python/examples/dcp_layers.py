@@ -40,7 +40,6 @@ import json
 import math
 import os
 import random
-import shutil
 import statistics
 import subprocess
 import sys
@@ -431,6 +430,17 @@ class Step:
                 self.state.pop((v, c, s, l))
 
 
+_DECODE = {}
+
+
+def decode_table(rt):
+    """decode() of every graph index, computed once per manifest."""
+    key = (id(rt), rt.info["n_graphs"])
+    if key not in _DECODE:
+        _DECODE[key] = [decode(rt, g) for g in range(rt.info["n_graphs"])]
+    return _DECODE[key]
+
+
 def decode(rt, g):
     """(variant, chunk, slot, layer, direction) of graph index g."""
     info = rt.info
@@ -451,35 +461,32 @@ def decode(rt, g):
 def run_eager(step, rt, microbatches, variants):
     """One iteration, graph by graph in the runtime's launch order."""
     step.banks.reset()
+    table = decode_table(rt)
     for g in rt.sequence(microbatches, variants):
-        v, c, s, l, d = decode(rt, g)
+        v, c, s, l, d = table[g]
         (step.backward if d else step.forward)(v, c, s, l, retain=False)
     assert not step.state, "eager state leaked: %r" % list(step.state)
 
 
 # ---- capture -----------------------------------------------------------
 
-def capture_all(rt, step, descs, stream, pool, dry=False):
-    """Capture every graph of descs (in order) with PyTorch; returns
-    {g: torch.cuda.CUDAGraph} (or {} in a dry run) and seconds spent."""
+def capture_all(step, descs, pool):
+    """Capture every graph of descs (in order) with PyTorch on the current
+    stream; returns {g: torch.cuda.CUDAGraph} and the seconds spent."""
     graphs = {}
+    torch.cuda.synchronize()
     t0 = time.perf_counter()
     for d in descs:
         fn = step.backward if d.direction else step.forward
         args = (d.variant, d.chunk, d.slot, d.layer)
-        if dry:
-            fn(*args, retain=True)
-            continue
         g = torch.cuda.CUDAGraph()
-        with torch.cuda.stream(stream):
-            g.capture_begin(pool=pool)
-            try:
-                fn(*args, retain=step.arena is None)
-            finally:
-                g.capture_end()
+        g.capture_begin(pool=pool)
+        try:
+            fn(*args, retain=step.arena is None)
+        finally:
+            g.capture_end()
         graphs[d.index] = g
-    if not dry:
-        torch.cuda.synchronize()
+    torch.cuda.synchronize()
     return graphs, time.perf_counter() - t0
 
 
@@ -519,6 +526,13 @@ def compare(got, ref):
     return worst
 
 
+T0 = time.perf_counter()
+
+
+def log(msg):
+    print("[%7.2f s] %s" % (time.perf_counter() - T0, msg), flush=True)
+
+
 def gib(n):
     return n / 2**30
 
@@ -551,6 +565,11 @@ def main():
     cfg = Config(a)
     dry = a.dry_run
     device = torch.device("cpu" if dry else "cuda:0")
+    if not dry:
+        # One side stream for everything: eager work, captures and
+        # replays.  Autograd remembers the stream a parameter was first
+        # used on, and a capture must never wait on the legacy stream.
+        torch.cuda.set_stream(torch.cuda.Stream())
     torch.manual_seed(a.seed)
     rng = random.Random(a.seed)
 
@@ -608,6 +627,7 @@ def main():
     for v in range(nv):   # warm-up: kernels, cuBLAS handles
         banks.fill(0)
         run_eager(eager, rt, reach[0], [v] * reach[0])
+    log("eager reference of %d iterations" % len(plan))
     refs = []
     for n, variants, seed in plan:
         banks.fill(seed)
@@ -622,6 +642,7 @@ def main():
     if not dry:
         torch.cuda.reset_peak_memory_stats()
     n_max = reach[-1]
+    log("eager peak at %d microbatches of %s" % (n_max, cfg.names[largest]))
     banks.fill(7)
     run_eager(eager, rt, n_max, [largest] * n_max)
     sync()
@@ -673,15 +694,6 @@ def main():
 
     results = {}
 
-    def warm_up(stream, rt):
-        """Eager iterations on the capture stream, so every kernel, cuBLAS
-        handle and workspace exists before a capture begins."""
-        with torch.cuda.stream(stream):
-            for v in range(nv):
-                banks.fill(0)
-                run_eager(eager, rt, reach[0], [v] * reach[0])
-        torch.cuda.synchronize()
-
     # 4: cgslot
     def run_cgslot():
         gc.collect()
@@ -694,7 +706,6 @@ def main():
             rt.allocate()
         step = Step(cfg, chunks, banks, policy, arena=Arena(rt))
         pool = None if dry else torch.cuda.graph_pool_handle()
-        stream = None if dry else torch.cuda.Stream()
         descs = rt.capture_sequence()
         errs = []
         if dry:
@@ -709,9 +720,10 @@ def main():
                                                            retain=False)
                 errs.append(compare(snapshot(chunks, banks, n, variants), ref))
             return errs
-        warm_up(stream, rt)
         banks.fill(0)
-        graphs, secs = capture_all(rt, step, descs, stream, pool)
+        log("capturing %d graphs into cgslot's arenas" % len(descs))
+        graphs, secs = capture_all(step, descs, pool)
+        log("captured in %.2f s" % secs)
         t0 = time.perf_counter()
         for g, tg in graphs.items():
             rt.adopt(g, tg)
@@ -721,6 +733,7 @@ def main():
         sync()
         res1 = torch.cuda.memory_reserved()
         used1 = torch.cuda.mem_get_info()[1] - torch.cuda.mem_get_info()[0]
+        log("adopted; replaying %d iterations through libcgslot" % len(plan))
         for (n, variants, seed), ref in zip(plan, refs):
             banks.fill(seed)
             zero_main_grads(chunks)
@@ -761,7 +774,6 @@ def main():
             print("  N=%d variants %s: %s" % (n, variants, e))
         sys.exit(0 if worst <= 1e-6 else 1)
     rt.close()
-    del rt
     gc.collect()
     torch.cuda.empty_cache()
 
@@ -774,8 +786,7 @@ def main():
         torch.cuda.empty_cache()
         res0 = torch.cuda.memory_reserved()
         used0 = torch.cuda.mem_get_info()[1] - torch.cuda.mem_get_info()[0]
-        stream = torch.cuda.Stream()
-        warm_up(stream, rt2)
+        log("capturing with PyTorch pools: %s" % kind)
         order = sorted(range(nv), key=lambda v: -cfg.tokens[v])
         graphs, secs = {}, 0.0
         shared = torch.cuda.graph_pool_handle()
@@ -785,8 +796,8 @@ def main():
             pool = (torch.cuda.graph_pool_handle() if kind == "per-variant"
                     else shared)
             banks.fill(0)
-            gs, s_ = capture_all(rt2, step, [d for d in descs
-                                             if d.variant == v], stream, pool)
+            gs, s_ = capture_all(step, [d for d in descs if d.variant == v],
+                                 pool)
             graphs.update(gs)
             secs += s_
             if kind == "per-variant":
