@@ -359,6 +359,14 @@ class Runtime:
                tuple(reversed(strides)))
         return t
 
+    def arena_tensor(self, a):
+        """Arena a as a uint8 torch.Tensor (zero copy), after allocate().
+        Make these before a graph capture begins: the first view of an
+        arena queries the pointer's attributes from CUDA."""
+        import torch
+
+        return self._arena_storage(a, torch)
+
     def _arena_storage(self, a, torch):
         t = self._arena_bytes.get(a)
         if t is None:

@@ -704,6 +704,8 @@ def main():
                  if not dry else 0)
         if not dry:
             rt.allocate()
+            for i in range(info["n_arenas"]):
+                rt.arena_tensor(i)
         step = Step(cfg, chunks, banks, policy, arena=Arena(rt))
         pool = None if dry else torch.cuda.graph_pool_handle()
         descs = rt.capture_sequence()
