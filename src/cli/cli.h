@@ -76,6 +76,9 @@ int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 struct cgs_plan_options;
 void cgs_cli_progress_options(struct cgs_plan_options *opt);
 
+/* Planning threads when -j is not given: the processors online. */
+unsigned cgs_cli_default_jobs(void);
+
 /* Output formats of plan, report and dump. */
 enum cgs_format {
 	CGS_FORMAT_TEXT = 1u << 0,

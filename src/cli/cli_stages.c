@@ -27,10 +27,18 @@ static void print_progress(void *user, uint32_t done, uint32_t total)
 	(void)user;
 	/* \r redraws the line; the last call clears it for what follows */
 	if (done < total)
-		fprintf(stderr, "\rcgslot: planned rank %u of %u", done, total);
+		fprintf(stderr, "\rcgslot: planned %u of %u ranks and rings",
+			done, total);
 	else
 		fprintf(stderr, "\r\033[K");
 	fflush(stderr);
+}
+
+unsigned cgs_cli_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
 }
 
 void cgs_cli_progress_options(struct cgs_plan_options *opt)
