@@ -9,6 +9,7 @@
 
 #include "input/limits.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "testlib.h"
 
 #define GiB (1ull << 30)

@@ -8,6 +8,7 @@
 #include "cli/report.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "plan/plan.h"
 
 static int plan_file(const char *path, const struct cgs_limits *limits,
@@ -22,7 +23,7 @@ static int plan_file(const char *path, const struct cgs_limits *limits,
 
 	cgs_plan_options_init(&opt);
 	cgs_cli_progress_options(&opt);
-	opt.max_frames = limits->frames;
+	opt.max_frames = limits->frames < CGS_PLAN_MAX_FRAMES ? limits->frames : 0;
 	rc = cgs_schedule_load(path, limits, &s, &err);
 	if (rc == 0)
 		rc = cgs_plan_create(s, &opt, &p, &err);

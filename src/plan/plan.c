@@ -150,6 +150,7 @@ static int choose_ring(const struct cgs_schedule *s,
 		       struct cgs_error *err)
 {
 	uint32_t auto_s = need->in_flight ? need->in_flight : 1;
+	const struct cgs_pos *at = &s->slots_pos;
 
 	if (need->ug_same && auto_s < 2)
 		auto_s = 2;
@@ -158,14 +159,14 @@ static int choose_ring(const struct cgs_schedule *s,
 		return 0;
 	}
 	if (s->slots < need->in_flight)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, 0, 0,
+		return cgs_error_at(err, CGS_E_PLAN, s->path, at->line, at->column,
 			"slots: %u: slot period shorter than liveness: rank %u "
 			"with %u microbatches has %u microbatches of chunk %u "
 			"in flight; accepted: %u or more",
 			s->slots, need->rank, need->n, need->in_flight,
 			need->chunk + 1, auto_s);
 	if (s->slots < auto_s)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, 0, 0,
+		return cgs_error_at(err, CGS_E_PLAN, s->path, at->line, at->column,
 			"slots: %u: slot period shorter than liveness: rank %u "
 			"with %u microbatches runs two consecutive backwards "
 			"of chunk %u (entry %llu), which would share one "
@@ -674,9 +675,11 @@ static int check_frames(const struct rank_ctx *x, struct cgs_error *err)
 {
 	const struct cgs_schedule *s = x->s;
 	uint64_t n = (uint64_t)x->S * x->LT;
+	const struct cgs_pos *at = s->slots_pos.line ? &s->slots_pos
+						     : &s->layers_pos;
 
 	if (x->opt->max_frames && n > x->opt->max_frames)
-		return cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
+		return cgs_error_at(err, CGS_E_LIMIT, s->path, at->line, at->column,
 			"rank %u needs %llu saved frames (%u slots x %u layers), "
 			"more than the frames limit %llu; raise it with "
 			"--limit frames=N",
@@ -685,7 +688,7 @@ static int check_frames(const struct rank_ctx *x, struct cgs_error *err)
 	/* the conflict matrices grow with the square of the frames */
 	if (n > CGS_PLAN_MAX_FRAMES ||
 	    (uint64_t)s->n_variants * n * 2 > UINT32_MAX)
-		return cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
+		return cgs_error_at(err, CGS_E_LIMIT, s->path, at->line, at->column,
 			"rank %u needs %llu saved frames (%u slots x %u layers); "
 			"the planner handles at most %u per rank",
 			x->rp->rank, (unsigned long long)n, x->S, x->LT,
