@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "order/order.h"
 #include "order/rank_orders.h"
 

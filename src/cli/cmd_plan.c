@@ -10,6 +10,7 @@
 #include "cli/report.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "plan/plan.h"
 
 /* What the command line asks of the planner beyond the schedule. */
@@ -57,7 +58,7 @@ static int plan_file(const char *path, const struct cgs_limits *limits,
 
 	cgs_plan_options_init(&opt);
 	cgs_cli_progress_options(&opt);
-	opt.max_frames = limits->frames;
+	opt.max_frames = limits->frames < CGS_PLAN_MAX_FRAMES ? limits->frames : 0;
 	opt.max_slots = req->max_slots;
 	opt.per_rank = req->per_rank;
 	opt.explore = req->explore;

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "input/limits.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/manifest.h"
 #include "verify/verify.h"
 

@@ -154,10 +154,12 @@ static int check_frames(const struct cgs_rank_work *x, struct cgs_error *err)
 {
 	const struct cgs_schedule *s = x->s;
 	uint64_t n = (uint64_t)x->slots * x->layers_total;
+	const struct cgs_pos *at = s->slots_pos.line ? &s->slots_pos
+						     : &s->layers_pos;
 
 	if (x->opt->max_frames && n > x->opt->max_frames)
-		return cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
-			"rank %u needs %llu saved frames (%u slots x %u layers), "
+		return cgs_error_at(err, CGS_E_LIMIT, s->path, at->line,
+			at->column, "rank %u needs %llu saved frames (%u slots x %u layers), "
 			"more than the frames limit %llu; raise it with "
 			"--limit frames=N",
 			x->rp->rank, (unsigned long long)n, x->slots,
@@ -165,8 +167,8 @@ static int check_frames(const struct cgs_rank_work *x, struct cgs_error *err)
 	/* the conflict matrices grow with the square of the frames */
 	if (n > CGS_PLAN_MAX_FRAMES ||
 	    (uint64_t)s->n_variants * n * 2 > UINT32_MAX)
-		return cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
-			"rank %u needs %llu saved frames (%u slots x %u layers); "
+		return cgs_error_at(err, CGS_E_LIMIT, s->path, at->line,
+			at->column, "rank %u needs %llu saved frames (%u slots x %u layers); "
 			"the planner handles at most %u per rank",
 			x->rp->rank, (unsigned long long)n, x->slots,
 			x->layers_total, CGS_PLAN_MAX_FRAMES);
