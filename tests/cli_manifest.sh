@@ -37,6 +37,20 @@ cmp -s "$out/q1.cgslot" "$out/q2.cgslot" || fail "JSON and YAML of one schedule 
 	fail "manifest mode is $(stat -c %a "$out/mode.cgslot"), want 644"
 no_temp "$out"
 
+# The producer is the cgslot version unless CGSLOT_PRODUCER pins it (the
+# test data does); an unstorable value is a usage error.
+version=$("$cgslot" --version | sed -n 's/^cgslot //p')
+run 0 dump "$out/m.cgslot"
+grep -qx "producer    cgslot $version" "$tmp/out" ||
+	fail "the producer is not the version $version: $(grep producer "$tmp/out")"
+CGSLOT_PRODUCER=pinned run 0 compile -q "$small" -o "$out/p.cgslot"
+run 0 dump "$out/p.cgslot"
+grep -qx "producer    cgslot pinned" "$tmp/out" || fail "CGSLOT_PRODUCER is not stored"
+CGSLOT_PRODUCER=$'bad\tvalue' run 2 compile -q "$small" -o "$out/p.cgslot"
+grep -q "CGSLOT_PRODUCER must be 1 to 64 printable ASCII characters" "$tmp/err" ||
+	fail "a bad CGSLOT_PRODUCER: $(cat "$tmp/err")"
+CGSLOT_PRODUCER=$(printf 'x%.0s' $(seq 65)) run 2 compile -q "$small" -o "$out/p.cgslot"
+
 # Usage errors exit 2 and name the problem.
 run 2 compile "$other"
 grep -q -- "-o MANIFEST is required" "$tmp/err" || fail "missing -o not explained"

@@ -9,7 +9,6 @@
 #include <unistd.h>
 
 #include "common/error.h"
-#include "plan/plan.h"
 
 int cgs_cli_exit_code(int status)
 {
@@ -101,16 +100,6 @@ int cgs_cli_finish(int code)
 	return code;
 }
 
-int cgs_cli_limit_option(const char *cmd, struct cgs_limits *limits,
-			 const char *arg)
-{
-	struct cgs_error err = {0};
-
-	if (cgs_limits_set(limits, arg, &err) != 0)
-		return cgs_cli_usage_error(cmd, "%s", err.message);
-	return 0;
-}
-
 int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 		      unsigned long min, unsigned long max, unsigned *out)
 {
@@ -128,25 +117,6 @@ int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 bad:
 	return cgs_cli_usage_error(cmd, "%s '%s' is not an integer in %lu..%lu",
 				   option, arg ? arg : "", min, max);
-}
-
-static void print_progress(void *user, uint32_t done, uint32_t total)
-{
-	(void)user;
-	/* \r redraws the line; the last call clears it for what follows */
-	if (done < total)
-		fprintf(stderr, "\rcgslot: planned rank %u of %u", done, total);
-	else
-		fprintf(stderr, "\r\033[K");
-	fflush(stderr);
-}
-
-void cgs_cli_progress_options(struct cgs_plan_options *opt)
-{
-	if (isatty(STDERR_FILENO)) {
-		opt->progress = print_progress;
-		opt->progress_user = NULL;
-	}
 }
 
 int cgs_cli_parse_format(const char *cmd, const char *arg, unsigned accepted,

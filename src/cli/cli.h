@@ -5,7 +5,8 @@
 #include <stdio.h>
 
 #include "cgslot/error.h"
-#include "input/limits.h"
+
+struct cgs_limits;
 
 enum cgs_exit {
 	CGS_EXIT_OK = 0,
@@ -53,7 +54,7 @@ int cgs_cli_finish(int code);
 
 /*
  * Handle a `--limit NAME=VALUE` option: parse into limits or print an
- * error.  Returns 0 or CGS_EXIT_USAGE.
+ * error.  Returns 0 or CGS_EXIT_USAGE.  (cli_stages.c)
  */
 int cgs_cli_limit_option(const char *cmd, struct cgs_limits *limits,
 			 const char *arg);
@@ -70,7 +71,7 @@ int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 /*
  * Planner progress on stderr ("planning rank 3 of 32"), redrawn in place;
  * cgs_cli_progress_options() installs it in plan options only when stderr
- * is a terminal, so logs and pipes stay clean.
+ * is a terminal, so logs and pipes stay clean.  (cli_stages.c)
  */
 struct cgs_plan_options;
 void cgs_cli_progress_options(struct cgs_plan_options *opt);

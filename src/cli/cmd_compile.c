@@ -180,6 +180,11 @@ int cgs_cmd_compile(int argc, char **argv)
 	if (!output || !*output)
 		return cgs_cli_usage_error("compile",
 					   "-o MANIFEST is required");
+	if (getenv("CGSLOT_PRODUCER") && *getenv("CGSLOT_PRODUCER") &&
+	    strcmp(getenv("CGSLOT_PRODUCER"), cgs_manifest_producer()) != 0)
+		return cgs_cli_usage_error("compile",
+					   "CGSLOT_PRODUCER must be 1 to %d printable ASCII characters",
+					   CGS_MANIFEST_PRODUCER_MAX);
 	if (cgs_atomic_file_same(argv[optind], output))
 		return cgs_cli_usage_error("compile",
 					   "the output '%s' is the schedule itself; give another -o MANIFEST",

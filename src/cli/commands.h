@@ -10,6 +10,7 @@ int cgs_cmd_report(int argc, char **argv);
 int cgs_cmd_dump(int argc, char **argv);
 int cgs_cmd_verify(int argc, char **argv);
 int cgs_cmd_replay(int argc, char **argv);
+int cgs_cmd_pack(int argc, char **argv);
 
 #define CGS_LIMIT_HELP \
 	"  --limit NAME=VALUE  raise or lower an input limit (see cgslot(1))\n"
@@ -117,5 +118,24 @@ int cgs_cmd_replay(int argc, char **argv);
 	"                    just past its ranges (a neighbour's bytes or\n" \
 	"                    padding), which compute-sanitizer --tool memcheck\n" \
 	"                    --nvtx yes must report\n"
+
+#define CGS_PACK_USAGE \
+	"usage: cgslot pack INPUT.csv [-o OUTPUT.csv] [--capacity BYTES]\n" \
+	"                   [--time-limit S]\n" \
+	"\n" \
+	"Place buffers with lifetimes at byte offsets so that buffers live at\n" \
+	"the same time never overlap, keeping the height low (dynamic storage\n" \
+	"allocation).  INPUT.csv ('-' for stdin) has a header row naming the\n" \
+	"columns id, lower, upper, size and optionally alignment, then one\n" \
+	"buffer per line, live over [lower, upper).  Prints the height, the\n" \
+	"lower bound (the largest sum of sizes live at one time) and their\n" \
+	"ratio.  The result depends on the input alone unless --time-limit\n" \
+	"cuts the search short.\n" \
+	"\n" \
+	"  -o, --output FILE  write the input rows with an added offset column,\n" \
+	"                     atomically\n" \
+	"  --capacity BYTES   stop at the first height <= BYTES; exit 1 (and\n" \
+	"                     write nothing) when none is found\n" \
+	"  --time-limit S     stop searching after S seconds\n"
 
 #endif

@@ -24,6 +24,8 @@ const struct cgs_command cgs_commands[] = {
 	 CGS_VERIFY_USAGE},
 	{"replay", cgs_cmd_replay, "capture and replay a manifest on the GPU",
 	 CGS_REPLAY_USAGE},
+	{"pack", cgs_cmd_pack, "place buffers with lifetimes at offsets (CSV)",
+	 CGS_PACK_USAGE},
 	{NULL, NULL, NULL, NULL},
 };
 
