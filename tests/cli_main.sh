@@ -31,7 +31,7 @@ grep -q "^usage: cgslot help" "$tmp/out" || fail "help help: $(cat "$tmp/out" "$
 
 # Every long option of every command's --help is in cgslot(1).
 sed 's/\\-/-/g' man/cgslot.1 >"$tmp/man"
-for c in check orders plan compile report dump verify replay; do
+for c in check orders plan compile report dump verify replay pack; do
 	run 0 "$c" --help
 	for o in $(grep -o -- '--[a-z][a-z-]*' "$tmp/out" | sort -u); do
 		grep -q -- "$o" "$tmp/man" || fail "cgslot(1) lacks $c $o"
