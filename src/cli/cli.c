@@ -71,6 +71,14 @@ int cgs_cli_help(const char *cmd)
 {
 	const struct cgs_command *c;
 
+	if (strcmp(cmd, "help") == 0) {
+		fputs("usage: cgslot help [COMMAND]\n"
+		      "\n"
+		      "Describe COMMAND (the same text as 'cgslot COMMAND --help'), or\n"
+		      "without one, list the commands ('cgslot --help').\n", stdout);
+		return cgs_cli_finish(CGS_EXIT_OK);
+	}
+
 	for (c = cgs_commands; c->name; c++) {
 		if (strcmp(c->name, cmd) == 0) {
 			fputs(c->usage, stdout);
