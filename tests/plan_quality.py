@@ -8,7 +8,7 @@ must give, on every planned rank:
   - bytes >= the lower bound (no plan can beat it: a smaller figure means
     the plan or the bound is wrong);
   - bytes / lower bound <= the ratio recorded in
-    testdata/examples/quality.txt, the figure when the check was written
+    testdata/quality/ratios.txt, the figure when the check was written
     or last tightened (rounded up in the 4th decimal).
 A better planner passes; `plan_quality.py --update` then records the new,
 lower ratios (it never raises one).  A schedule or rank without a recorded
@@ -24,7 +24,7 @@ import os
 import subprocess
 import sys
 
-THRESHOLDS = "testdata/examples/quality.txt"
+THRESHOLDS = "testdata/quality/ratios.txt"
 
 
 def schedules():
