@@ -204,7 +204,8 @@ struct search {
 	uint64_t cap;
 	uint8_t *placed;
 	uint64_t *off;
-	uint64_t *d;        /* highest top of placed conflicts (or a raise) */
+	uint64_t *d;        /* canonical offset: highest top of placed
+			     * conflicts, aligned up */
 	uint32_t *free_nbr; /* conflicts not yet placed */
 	uint64_t *top;      /* floor of each clique: placed tops and raises */
 	uint64_t *rem;      /* bytes of members not yet placed, per clique */
@@ -365,7 +366,7 @@ static unsigned search_candidates(struct search *s, uint32_t k)
 
 		if (s->placed[v])
 			continue;
-		e = align_up(s->d[v], p->align[v]);
+		e = s->d[v];
 		if (e + p->size[v] > s->cap)
 			return 0; /* d only grows */
 		if (e < lam && s->free_nbr[v] == 0)
@@ -381,19 +382,17 @@ static unsigned search_candidates(struct search *s, uint32_t k)
 
 		if (s->rem[kk] == 0)
 			continue;
-		for (i = p->km_start[kk]; i < p->km_start[kk + 1]; i++) {
-			v = p->km[i];
-			if (!s->placed[v]) {
-				uint64_t e = align_up(s->d[v], p->align[v]);
-
-				if (e < lo)
-					lo = e;
-			}
-		}
 		fl = s->top[kk] > lam ? s->top[kk] : lam;
-		if (lo > fl)
-			fl = lo;
 		if (fl + s->rem[kk] > s->cap)
+			return 0;
+		/* Only a floor raised by every member can prune more. */
+		for (i = p->km_start[kk]; i < p->km_start[kk + 1] && lo > fl;
+		     i++) {
+			v = p->km[i];
+			if (!s->placed[v] && s->d[v] < lo)
+				lo = s->d[v];
+		}
+		if (lo > fl && lo + s->rem[kk] > s->cap)
 			return 0;
 	}
 	if (p->kfirst) {
@@ -416,7 +415,7 @@ static unsigned search_candidates(struct search *s, uint32_t k)
 
 		if (s->placed[v])
 			continue;
-		e = align_up(s->d[v], p->align[v]);
+		e = s->d[v];
 		if (e < lam || e >= min_height)
 			continue;
 		if (p->twin[v] != NONE && !s->placed[p->twin[v]])
@@ -494,9 +493,12 @@ static int search_place(struct search *s, uint32_t v, uint64_t e)
 		u = p->nbr[i];
 		s->free_nbr[u]--;
 		if (!s->placed[u] && s->d[u] < t) {
+			uint64_t a = p->align[u] == 1 ? t :
+				     align_up(t, p->align[u]);
+
 			ok &= trail_push(s, u, s->d[u]);
-			s->d[u] = t;
-			if (align_up(t, p->align[u]) + p->size[u] > s->cap)
+			s->d[u] = a;
+			if (a + p->size[u] > s->cap)
 				s->pruned = 1;
 		}
 	}
