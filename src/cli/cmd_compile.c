@@ -78,7 +78,7 @@ static void print_summary(const char *schedule, const char *output,
 }
 
 static int compile(const char *schedule, const char *output,
-		   const struct cgs_limits *limits, int quiet)
+		   const struct cgs_limits *limits, int quiet, unsigned threads)
 {
 	struct cgs_error err = {0};
 	struct cgs_schedule *s = NULL;
@@ -95,6 +95,7 @@ static int compile(const char *schedule, const char *output,
 		goto out;
 	cgs_plan_options_init(&opt);
 	cgs_cli_progress_options(&opt);
+	opt.threads = threads;
 	rc = cgs_plan_create(s, &opt, &plan, &err);
 	if (rc)
 		goto out;
@@ -144,17 +145,26 @@ int cgs_cmd_compile(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cgs_limits limits;
 	const char *output = NULL;
+	unsigned threads = cgs_cli_default_jobs();
 	int opt, quiet = 0, rc;
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:qj:h", options, NULL)) != -1) {
 		switch (opt) {
+		case 'j':
+			rc = cgs_cli_parse_u32("compile", "--jobs", optarg, 1,
+					       1024, &threads);
+			if (rc)
+				return rc;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -169,7 +179,7 @@ int cgs_cmd_compile(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("compile");
 		default:
-			return cgs_cli_usage_error("compile", "unknown option");
+			return cgs_cli_bad_option("compile", opt, argv);
 		}
 	}
 	if (argc - optind != 1)
@@ -188,5 +198,5 @@ int cgs_cmd_compile(int argc, char **argv)
 		return cgs_cli_usage_error("compile",
 					   "the output '%s' is the schedule itself; give another -o MANIFEST",
 					   output);
-	return compile(argv[optind], output, &limits, quiet);
+	return compile(argv[optind], output, &limits, quiet, threads);
 }
