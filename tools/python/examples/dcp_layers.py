@@ -31,7 +31,15 @@ iteration replays without host work.  The loss of microbatch k is the
 surrogate sum(out * dy) of each chunk, whose gradient is the received dy.
 
 Run on a GPU (see --help); --dry-run executes the same placement logic
-eagerly on the CPU with host arenas (no graphs), for development.
+eagerly on the CPU with host arenas (no graphs), for development.  On a
+GPU machine with a runtime-only build and a cgslot CLI built elsewhere:
+
+    meson setup b -Druntime_only=true && ninja -C b
+    CGSLOT_LIBRARY=$PWD/b/src/libcgslot.so.0 python3 \
+        tools/python/examples/dcp_layers.py --cgslot CLI --workdir OUT
+
+The exit status is 0 when every cgslot iteration matches eager execution
+within the stated tolerance.
 """
 
 import argparse
