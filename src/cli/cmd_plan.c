@@ -112,7 +112,8 @@ int cgs_cmd_plan(int argc, char **argv)
 	req.threads = cgs_cli_default_jobs();
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "j:h", options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":j:h", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_FORMAT:
 			rc = cgs_cli_parse_format("plan", optarg,
@@ -141,7 +142,7 @@ int cgs_cmd_plan(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("plan");
 		default:
-			return cgs_cli_usage_error("plan", "unknown option");
+			return cgs_cli_bad_option("plan", opt, argv);
 		}
 		if (rc)
 			return rc;

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/nearest.h"
 #include "input/node.h"
 #include "input/schedule.h"
 #include "input/units.h"
@@ -114,7 +115,8 @@ static int in_list(const struct cgs_node *key, const char *const *words)
 static int only_keys(struct ctx *c, const struct cgs_node *map,
 		     const char *path, const char *const *accepted)
 {
-	char list[256], q[QUOTE_LEN];
+	char list[256], q[QUOTE_LEN], hint[QUOTE_LEN + 24] = "";
+	const char *near;
 	size_t i;
 
 	for (i = 0; i + 1 < map->count; i += 2) {
@@ -124,11 +126,18 @@ static int only_keys(struct ctx *c, const struct cgs_node *map,
 			continue;
 		join_list(accepted, list, sizeof(list));
 		cgs_node_quote(k, q, sizeof(q));
+		/* a short key is near too much: one edit at most there */
+		near = cgs_nearest(k->text, k->len, accepted, k->len > 4 ? 2 : 1);
+		if (near)
+			snprintf(hint, sizeof(hint), " (did you mean '%s'?)",
+				 near);
 		if (!*path)
 			return fail(c, k, CGS_E_INVALID,
-				    "unknown key %s; accepted: %s", q, list);
+				    "unknown key %s%s; accepted: %s", q, hint,
+				    list);
 		return fail(c, k, CGS_E_INVALID,
-			    "unknown key %s in %s; accepted: %s", q, path, list);
+			    "unknown key %s in %s%s; accepted: %s", q, path,
+			    hint, list);
 	}
 	return 0;
 }
