@@ -1,9 +1,11 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/error.h"
@@ -56,6 +58,11 @@ int cgs_cli_help(const char *cmd)
 	for (c = cgs_commands; c->name; c++) {
 		if (strcmp(c->name, cmd) == 0) {
 			fputs(c->usage, stdout);
+			fputs("\n"
+			      "  -q, --quiet        print only the requested output and errors\n"
+			      "                     (no summary, notes or progress)\n"
+			      "  -v, --verbose      notes on stderr: what was done, how long it took\n"
+			      "  -h, --help         this text\n", stdout);
 			return cgs_cli_finish(CGS_EXIT_OK);
 		}
 	}
@@ -103,22 +110,112 @@ bad:
 				   option, arg ? arg : "", min, max);
 }
 
+int cgs_cli_verbosity;
+
+int cgs_cli_getopt(int argc, char **argv, const char *shortopts,
+		   const struct option *longopts)
+{
+	static struct option merged[64];
+	static char shorts[64];
+	size_t n = 0;
+	int opt;
+
+	/* The command's options first, then the ones every command has. */
+	while (longopts[n].name && n < sizeof(merged) / sizeof(merged[0]) - 3) {
+		merged[n] = longopts[n];
+		n++;
+	}
+	merged[n++] = (struct option){"quiet", no_argument, NULL, 'q'};
+	merged[n++] = (struct option){"verbose", no_argument, NULL, 'v'};
+	merged[n] = (struct option){NULL, 0, NULL, 0};
+	snprintf(shorts, sizeof(shorts), "%sqv", shortopts);
+	for (;;) {
+		opt = getopt_long(argc, argv, shorts, merged, NULL);
+		if (opt == 'q')
+			cgs_cli_verbosity = -1;
+		else if (opt == 'v')
+			cgs_cli_verbosity = 1;
+		else
+			return opt;
+	}
+}
+
+int cgs_cli_global_option(const char *arg)
+{
+	if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)
+		cgs_cli_verbosity = -1;
+	else if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0)
+		cgs_cli_verbosity = 1;
+	else
+		return 0;
+	return 1;
+}
+
+void cgs_cli_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cgs_cli_verbosity < 1)
+		return;
+	fflush(stdout);
+	fputs("cgslot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+double cgs_cli_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* Show progress only when planning has taken this long (seconds). */
+#define PROGRESS_DELAY 1.0
+
+struct progress {
+	double start;
+	int tty;       /* stderr is a terminal: redraw one line */
+	int shown;     /* a progress line is on the screen */
+};
+
+static struct progress progress_state;
+
 static void print_progress(void *user, uint32_t done, uint32_t total)
 {
-	(void)user;
-	/* \r redraws the line; the last call clears it for what follows */
-	if (done < total)
-		fprintf(stderr, "\rcgslot: planned rank %u of %u", done, total);
-	else
-		fprintf(stderr, "\r\033[K");
+	struct progress *pr = user;
+	double spent = cgs_cli_seconds() - pr->start;
+
+	if (done >= total) {
+		/* Clear the line for what follows. */
+		if (pr->shown)
+			fputs("\r\033[K", stderr);
+		pr->shown = 0;
+		cgs_cli_note("planned %u rank%s in %.2f s", total,
+			     total == 1 ? "" : "s", spent);
+		fflush(stderr);
+		return;
+	}
+	if (!pr->tty || spent < PROGRESS_DELAY)
+		return;
+	/* \r redraws the line in place. */
+	fprintf(stderr, "\rcgslot: planned %u of %u ranks (%.0f s)", done,
+		total, spent);
 	fflush(stderr);
+	pr->shown = 1;
 }
 
 void cgs_cli_progress_options(struct cgs_plan_options *opt)
 {
-	if (isatty(STDERR_FILENO)) {
+	progress_state.start = cgs_cli_seconds();
+	progress_state.tty = cgs_cli_verbosity >= 0 && isatty(STDERR_FILENO);
+	progress_state.shown = 0;
+	if (progress_state.tty || cgs_cli_verbosity > 0) {
 		opt->progress = print_progress;
-		opt->progress_user = NULL;
+		opt->progress_user = &progress_state;
 	}
 }
 

@@ -213,8 +213,8 @@ static enum temp_failure write_temp(const char *dir, size_t temp_len,
 	return TEMP_FILE;
 }
 
-static int write_atomic(const char *path, const void *buf, size_t len,
-			struct cgs_error *err)
+int cgs_cli_write_atomic(const char *path, const void *buf, size_t len,
+			 struct cgs_error *err)
 {
 	struct sigaction old[sizeof(caught) / sizeof(caught[0])];
 	char dir[4096];
@@ -243,7 +243,7 @@ static int write_atomic(const char *path, const void *buf, size_t len,
 					    "cannot %s directory '%s': %s", step,
 					    dir, strerror(saved));
 		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
-				    "cannot %s the manifest: %s; any earlier manifest is unchanged",
+				    "cannot %s the file: %s; any earlier file is unchanged",
 				    step, strerror(saved ? saved : EIO));
 	}
 	step = "close";
@@ -271,7 +271,7 @@ static int write_atomic(const char *path, const void *buf, size_t len,
 	temp_live = 0;
 	restore_signals(old);
 	return cgs_error_at(err, CGS_E_IO, path, 0, 0,
-			    "cannot %s the manifest: %s; any earlier manifest is unchanged",
+			    "cannot %s the file: %s; any earlier file is unchanged",
 			    step, strerror(saved ? saved : EIO));
 }
 
@@ -367,7 +367,7 @@ static int compile(const char *schedule, const char *output,
 			     msg);
 		goto out;
 	}
-	rc = write_atomic(output, buf, len, &err);
+	rc = cgs_cli_write_atomic(output, buf, len, &err);
 	if (rc)
 		goto out;
 	if (!quiet)
@@ -385,24 +385,20 @@ int cgs_cmd_compile(int argc, char **argv)
 	enum { OPT_LIMIT = 256 };
 	static const struct option options[] = {
 		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'q'},
 		{"limit", required_argument, NULL, OPT_LIMIT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cgs_limits limits;
 	const char *output = NULL;
-	int opt, quiet = 0, rc;
+	int opt, rc;
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "o:h", options)) != -1) {
 		switch (opt) {
 		case 'o':
 			output = optarg;
-			break;
-		case 'q':
-			quiet = 1;
 			break;
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("compile", &limits, optarg);
@@ -422,5 +418,5 @@ int cgs_cmd_compile(int argc, char **argv)
 	if (!output || !*output)
 		return cgs_cli_usage_error("compile",
 					   "-o MANIFEST is required");
-	return compile(argv[optind], output, &limits, quiet);
+	return compile(argv[optind], output, &limits, cgs_cli_verbosity < 0);
 }
