@@ -630,7 +630,7 @@ static void draw_legend(struct svg *s, const struct plot *p, uint64_t peak)
 	    LEGEND_X, y);
 	y += 8;
 	for (c = 0; c < shown_chunks; c++, y += 18) {
-		out(s, "<rect class=\"swatch\" x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>\n",
+		out(s, "<rect class=\"swatch chunk\" x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>\n",
 		    LEGEND_X, y, chunk_palette[c % N_PALETTE]);
 		out(s, "<text class=\"small\" x=\"%d\" y=\"%d\">chunk %u (+%u forward, -%u backward)</text>\n",
 		    LEGEND_X + 20, y + 11, c, c + 1, c + 1);
