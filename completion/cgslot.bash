@@ -22,7 +22,7 @@ _cgslot_files()
 _cgslot()
 {
 	local cur=${COMP_WORDS[COMP_CWORD]} prev=${COMP_WORDS[COMP_CWORD-1]}
-	local commands="check orders plan compile report dump verify plot replay help"
+	local commands="check orders plan compile report dump verify plot replay pack help"
 	local cmd="" opts i
 
 	COMPREPLY=()
@@ -44,12 +44,13 @@ _cgslot()
 	case $cmd in
 	check) opts="--limit" ;;
 	orders) opts="--pp --vpp --group --microbatches --rank --limit" ;;
-	plan) opts="--format --limit" ;;
-	compile) opts="--output --limit" ;;
+	plan) opts="--format --limit --max-slots --per-rank-slots --explore-slots --jobs" ;;
+	compile) opts="--output --limit --jobs" ;;
 	report | dump) opts="--format" ;;
 	verify) opts="--limit" ;;
 	plot) opts="--output --rank --microbatches --variants" ;;
 	replay) opts="--rank --iterations --seed --device --overlap-test --overrun-test" ;;
+	pack) opts="--output --capacity --time-limit" ;;
 	help)
 		COMPREPLY=($(compgen -W "$commands" -- "$cur"))
 		return 0 ;;
@@ -70,10 +71,12 @@ _cgslot()
 	--output | -o)
 		case $cmd in
 		plot) _cgslot_files "$cur" svg ;;
+		pack) _cgslot_files "$cur" csv ;;
 		*) _cgslot_files "$cur" cgslot ;;
 		esac
 		return 0 ;;
-	--pp | --vpp | --group | --microbatches | --rank | --iterations | --seed | --device | --variants)
+	--pp | --vpp | --group | --microbatches | --rank | --iterations | --seed | \
+	--device | --variants | --max-slots | --jobs | -j | --capacity | --time-limit)
 		return 0 ;;
 	esac
 	if [[ $cur == -* ]]; then
@@ -85,6 +88,7 @@ _cgslot()
 	verify)
 		# MANIFEST, then the SCHEDULE it came from
 		_cgslot_files "$cur" cgslot yaml yml json ;;
+	pack) _cgslot_files "$cur" csv ;;
 	*) _cgslot_files "$cur" cgslot ;;
 	esac
 	return 0

@@ -58,7 +58,9 @@ grep -q "huge.yaml: error: the file's size (1073741824 bytes) exceeds the file_b
 	fail "huge file: $(cat "$tmp/err")"
 # ... and a stream without a size is cut off at the limit.
 run 1 check --limit file_bytes=1MiB /dev/zero
-grep -q "exceeds the file_bytes limit of 1048576" "$tmp/err" || fail "/dev/zero: $(cat "$tmp/err")"
+grep -q "^cgslot: /dev/zero: error: the input (more than 1048576 bytes read before stopping) exceeds the file_bytes limit of 1048576" "$tmp/err" ||
+	fail "/dev/zero: $(cat "$tmp/err")"
+grep -q "size" "$tmp/err" && fail "/dev/zero has no size, but the message speaks of one: $(cat "$tmp/err")"
 # A file just under the limit but full of values stops at the node budget.
 "$python" -c "import sys; sys.stdout.write('cgslot: 1\nname: [' + '0,' * 3000000 + '0]\n')" >"$tmp/wide.yaml"
 run 1 check "$tmp/wide.yaml"

@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,6 @@
 #include <unistd.h>
 
 #include "common/error.h"
-#include "plan/plan.h"
 
 int cgs_cli_exit_code(int status)
 {
@@ -51,6 +51,23 @@ int cgs_cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CGS_EXIT_USAGE;
 }
 
+int cgs_cli_bad_option(const char *cmd, int opt, char *const *argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	char name[64];
+
+	/* The option as written: --long (without =VALUE), or -c. */
+	if (strncmp(arg, "--", 2) == 0)
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	else if (optopt > 0 && optopt < 128)
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%s", arg);
+	if (opt == ':')
+		return cgs_cli_usage_error(cmd, "option '%s' needs a value", name);
+	return cgs_cli_usage_error(cmd, "unknown option '%s'", name);
+}
+
 int cgs_cli_help(const char *cmd)
 {
 	const struct cgs_command *c;
@@ -79,16 +96,6 @@ int cgs_cli_finish(int code)
 		return CGS_EXIT_SYSTEM;
 	}
 	return code;
-}
-
-int cgs_cli_limit_option(const char *cmd, struct cgs_limits *limits,
-			 const char *arg)
-{
-	struct cgs_error err = {0};
-
-	if (cgs_limits_set(limits, arg, &err) != 0)
-		return cgs_cli_usage_error(cmd, "%s", err.message);
-	return 0;
 }
 
 int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
@@ -171,52 +178,6 @@ double cgs_cli_seconds(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
-/* Show progress only when planning has taken this long (seconds). */
-#define PROGRESS_DELAY 1.0
-
-struct progress {
-	double start;
-	int tty;       /* stderr is a terminal: redraw one line */
-	int shown;     /* a progress line is on the screen */
-};
-
-static struct progress progress_state;
-
-static void print_progress(void *user, uint32_t done, uint32_t total)
-{
-	struct progress *pr = user;
-	double spent = cgs_cli_seconds() - pr->start;
-
-	if (done >= total) {
-		/* Clear the line for what follows. */
-		if (pr->shown)
-			fputs("\r\033[K", stderr);
-		pr->shown = 0;
-		cgs_cli_note("planned %u rank%s in %.2f s", total,
-			     total == 1 ? "" : "s", spent);
-		fflush(stderr);
-		return;
-	}
-	if (!pr->tty || spent < PROGRESS_DELAY)
-		return;
-	/* \r redraws the line in place. */
-	fprintf(stderr, "\rcgslot: planned %u of %u ranks (%.0f s)", done,
-		total, spent);
-	fflush(stderr);
-	pr->shown = 1;
-}
-
-void cgs_cli_progress_options(struct cgs_plan_options *opt)
-{
-	progress_state.start = cgs_cli_seconds();
-	progress_state.tty = cgs_cli_verbosity >= 0 && isatty(STDERR_FILENO);
-	progress_state.shown = 0;
-	if (progress_state.tty || cgs_cli_verbosity > 0) {
-		opt->progress = print_progress;
-		opt->progress_user = &progress_state;
-	}
 }
 
 int cgs_cli_parse_format(const char *cmd, const char *arg, unsigned accepted,

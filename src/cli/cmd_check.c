@@ -68,7 +68,8 @@ int cgs_cmd_check(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
+	opterr = 0;
+	while ((opt = cgs_cli_getopt(argc, argv, ":h", options)) != -1) {
 		switch (opt) {
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("check", &limits, optarg);
@@ -78,7 +79,7 @@ int cgs_cmd_check(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("check");
 		default:
-			return cgs_cli_usage_error("check", "unknown option");
+			return cgs_cli_bad_option("check", opt, argv);
 		}
 	}
 	if (optind >= argc)

@@ -24,10 +24,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "manifest/manifest.h"
 
@@ -801,21 +801,13 @@ struct plot_args {
 	int have_rank, have_microbatches;
 };
 
-/* The output must not replace the manifest it is drawn from. */
-static int same_file(const char *a, const char *b)
-{
-	struct stat sa, sb;
-
-	return stat(a, &sa) == 0 && stat(b, &sb) == 0 &&
-	       sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
-}
-
 static int plot(const struct plot_args *args)
 {
 	struct cgs_error err = {0};
 	struct cgs_manifest *m = NULL;
 	struct plot p = {0};
 	struct svg s = {0};
+	struct cgs_atomic_file af;
 	uint32_t a, n_arenas;
 	int rc;
 
@@ -870,12 +862,12 @@ static int plot(const struct plot_args *args)
 				   "out of memory building the picture");
 		goto out;
 	}
-	if (same_file(args->manifest, args->output)) {
-		rc = cgs_error_at(&err, CGS_E_IO, args->output, 0, 0,
-				  "the output is the manifest being plotted; give another file");
-		goto out;
-	}
-	rc = cgs_cli_write_atomic(args->output, s.buf, s.len, &err);
+	/* A failed write or commit leaves nothing behind. */
+	rc = cgs_atomic_file_begin(&af, args->output, &err);
+	if (rc == 0)
+		rc = cgs_atomic_file_write(&af, s.buf, s.len, &err);
+	if (rc == 0)
+		rc = cgs_atomic_file_commit(&af, &err);
 	if (rc)
 		goto out;
 	if (cgs_cli_verbosity >= 0)
@@ -946,5 +938,9 @@ int cgs_cmd_plot(int argc, char **argv)
 	if (!args.output || !*args.output)
 		return cgs_cli_usage_error("plot", "-o FILE.svg is required");
 	args.manifest = argv[optind];
+	if (cgs_atomic_file_same(args.manifest, args.output))
+		return cgs_cli_usage_error("plot",
+			"the output '%s' is the manifest being plotted; give another -o FILE.svg",
+			args.output);
 	return plot(&args);
 }

@@ -62,7 +62,8 @@ int cgs_cmd_verify(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
+	opterr = 0;
+	while ((opt = cgs_cli_getopt(argc, argv, ":h", options)) != -1) {
 		switch (opt) {
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("verify", &limits, optarg);
@@ -72,7 +73,7 @@ int cgs_cmd_verify(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("verify");
 		default:
-			return cgs_cli_usage_error("verify", "unknown option");
+			return cgs_cli_bad_option("verify", opt, argv);
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2)

@@ -68,6 +68,8 @@ struct cgs_schedule {
 	uint32_t *ranks;         /* planned ranks, ascending, unique */
 	uint32_t n_ranks;
 	uint32_t slots;          /* requested ring size; 0 = auto */
+	uint32_t slots_max;      /* search rings up to this; 0 = no search */
+	int slots_per_rank;      /* each rank takes its own ring */
 	uint64_t alignment;      /* power of two */
 	struct cgs_variant *variants;
 	uint32_t n_variants;
