@@ -25,8 +25,6 @@ struct ctx {
 	struct cgs_error *err;
 	struct cgs_schedule *s;
 	const struct cgs_node *pipeline;
-	const struct cgs_node *max_mb_node;
-	const struct cgs_node *slots_node;
 	const struct cgs_node *layers_node;
 };
 
@@ -428,7 +426,6 @@ static int parse_pipeline(struct ctx *c, const struct cgs_node *p)
 			      "microbatches", c->lim->microbatches, &v)))
 		return rc;
 	s->max_microbatches = (uint32_t)v;
-	c->max_mb_node = n;
 	s->max_mb_pos = (struct cgs_pos){n->line, n->column};
 	s->layers_pos = (struct cgs_pos){c->layers_node->line,
 					 c->layers_node->column};
@@ -453,7 +450,6 @@ static int parse_pipeline(struct ctx *c, const struct cgs_node *p)
 	if ((rc = parse_ranks(c, cgs_node_get(p, "ranks"))))
 		return rc;
 	if ((n = cgs_node_get(p, "slots"))) {
-		c->slots_node = n;
 		s->slots_pos = (struct cgs_pos){n->line, n->column};
 		if (n->kind == CGS_NODE_SCALAR && n->type == CGS_SCALAR_STRING &&
 		    strcmp(n->text, "auto") == 0 && n->len == 4)
