@@ -26,6 +26,9 @@ if [ -x "$tmp/consumer" ]; then
 		>"$tmp/out" 2>"$tmp/err" || fail "the consumer failed: $(cat "$tmp/err")"
 	grep -q '^graphs [1-9][0-9]*, arena bytes [1-9]' "$tmp/out" ||
 		fail "the consumer did not open the manifest: $(cat "$tmp/out")"
+	# cgs_version() of the installed library is the header's version.
+	grep -Eq 'libcgslot [0-9]+\.[0-9]+\.[0-9]+ \(([0-9]+)\), header \1$' "$tmp/out" ||
+		fail "the installed library's version is not the header's: $(cat "$tmp/out")"
 fi
 for f in bin/cgslot include/cgslot/cgslot.h include/cgslot/error.h \
 	 share/man/man1/cgslot.1 share/man/man3/libcgslot.3 \

@@ -25,5 +25,28 @@ grep -qx "cgslot: 'frobnicate' is not a cgslot command; see 'cgslot --help'" "$t
 	fail "unknown command: $(cat "$tmp/err")"
 run 2 help frobnicate
 
+# A missing option value or an unknown option: one message, then the hint.
+sched=testdata/manifest/golden/minimal/schedule.yaml
+run 2 compile "$sched" -o
+printf "cgslot compile: option '-o' needs a value\nTry 'cgslot compile --help'.\n" |
+	cmp -s - "$tmp/err" || fail "compile -o without a value: $(cat "$tmp/err")"
+run 2 check --limit
+printf "cgslot check: option '--limit' needs a value\nTry 'cgslot check --help'.\n" |
+	cmp -s - "$tmp/err" || fail "check --limit without a value: $(cat "$tmp/err")"
+run 2 plan --frobnicate=3 "$sched"
+printf "cgslot plan: unknown option '--frobnicate'\nTry 'cgslot plan --help'.\n" |
+	cmp -s - "$tmp/err" || fail "plan --frobnicate: $(cat "$tmp/err")"
+run 2 compile -qz "$sched" -o "$tmp/m.cgslot"
+printf "cgslot compile: unknown option '-z'\nTry 'cgslot compile --help'.\n" |
+	cmp -s - "$tmp/err" || fail "compile -qz: $(cat "$tmp/err")"
+# Count limits speak of counts.
+run 2 check --limit pp=1.5 "$sched"
+grep -q "^cgslot check: limit pp=1.5: a count must be a whole number; accepted: 1\.\." "$tmp/err" ||
+	fail "--limit pp=1.5: $(cat "$tmp/err")"
+run 2 check --limit pp=0 "$sched"
+grep -q "^cgslot check: limit pp=0 is out of range; accepted: 1\.\." "$tmp/err" ||
+	fail "--limit pp=0: $(cat "$tmp/err")"
+grep -q byte "$tmp/err" && fail "--limit pp=0 speaks of bytes: $(cat "$tmp/err")"
+
 echo "$failed failed"
 [ "$failed" -eq 0 ]

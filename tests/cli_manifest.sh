@@ -37,6 +37,20 @@ cmp -s "$out/q1.cgslot" "$out/q2.cgslot" || fail "JSON and YAML of one schedule 
 	fail "manifest mode is $(stat -c %a "$out/mode.cgslot"), want 644"
 no_temp "$out"
 
+# The producer is the cgslot version unless CGSLOT_PRODUCER pins it (the
+# test data does); an unstorable value is a usage error.
+version=$("$cgslot" --version | sed -n 's/^cgslot //p')
+run 0 dump "$out/m.cgslot"
+grep -qx "producer    cgslot $version" "$tmp/out" ||
+	fail "the producer is not the version $version: $(grep producer "$tmp/out")"
+CGSLOT_PRODUCER=pinned run 0 compile -q "$small" -o "$out/p.cgslot"
+run 0 dump "$out/p.cgslot"
+grep -qx "producer    cgslot pinned" "$tmp/out" || fail "CGSLOT_PRODUCER is not stored"
+CGSLOT_PRODUCER=$'bad\tvalue' run 2 compile -q "$small" -o "$out/p.cgslot"
+grep -q "CGSLOT_PRODUCER must be 1 to 64 printable ASCII characters" "$tmp/err" ||
+	fail "a bad CGSLOT_PRODUCER: $(cat "$tmp/err")"
+CGSLOT_PRODUCER=$(printf 'x%.0s' $(seq 65)) run 2 compile -q "$small" -o "$out/p.cgslot"
+
 # Usage errors exit 2 and name the problem.
 run 2 compile "$other"
 grep -q -- "-o MANIFEST is required" "$tmp/err" || fail "missing -o not explained"
@@ -110,7 +124,7 @@ cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "a missing schedule changed th
 mkdir "$out/adir.cgslot"
 touch "$out/adir.cgslot/keep"
 run 3 compile "$other" -o "$out/adir.cgslot"
-grep -q "cannot rename" "$tmp/err" || fail "directory target not explained: $(cat "$tmp/err")"
+grep -q "is a directory" "$tmp/err" || fail "directory target not explained: $(cat "$tmp/err")"
 [ -d "$out/adir.cgslot" ] && [ -e "$out/adir.cgslot/keep" ] || fail "the directory was changed"
 run 3 compile "$other" -o "$out/"
 no_temp "$out"
@@ -225,6 +239,25 @@ s = json.dumps(d)
 for key in ("lower_bound_bytes", "bytes_without_sharing", "bytes_colour_arenas"):
     assert key in s, key
 PY
+
+# A manifest that is not a regular file is refused at once (exit 3): a
+# FIFO with no writer (which a blocking open would wait on forever), one
+# with a writer, a character device, a directory.
+mkfifo "$tmp/fifo.cgslot"
+for c in dump report verify; do
+	cli_timeout=10 run 3 "$c" "$tmp/fifo.cgslot"
+	grep -q "not a regular file" "$tmp/err" || fail "$c on a FIFO: $(cat "$tmp/err")"
+done
+cli_timeout=10 run 3 verify "$tmp/fifo.cgslot" "$other"
+sleep 30 >"$tmp/fifo.cgslot" &
+writer=$!
+cli_timeout=10 run 3 dump "$tmp/fifo.cgslot"
+kill "$writer" 2>/dev/null
+wait "$writer" 2>/dev/null
+for m in /dev/zero /dev/null "$tmp"; do
+	cli_timeout=10 run 3 report "$m"
+	grep -q "not a regular file\|Is a directory" "$tmp/err" || fail "report $m: $(cat "$tmp/err")"
+done
 
 # A full stdout is an I/O error, not a silent success.
 if [ -w /dev/full ]; then

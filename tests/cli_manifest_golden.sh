@@ -11,6 +11,10 @@
 # of comparing; review the diff before committing it.
 . "$(dirname "$0")/cli_lib.sh"
 update=${CGS_UPDATE_GOLDEN:-0}
+# The test data does not depend on the release: manifests are compiled
+# with a pinned producer string (cgslot(1), ENVIRONMENT), and the corrupt
+# cases and fuzz seeds made from them inherit it.
+export CGSLOT_PRODUCER=golden
 golden=testdata/manifest/golden
 corrupt=testdata/manifest/corrupt
 

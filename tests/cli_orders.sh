@@ -38,6 +38,25 @@ grep -q 'does not drain' "$tmp/err" || fail "no drain error: $(cat "$tmp/err")"
 "$cgslot" orders --limit microbatches=4 testdata/examples/qwen-pp4-vpp2-dcp.yaml >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || fail "--limit not applied by orders"
 
+# Orders by flags are held to the same limits as a schedule, checked before
+# the order is allocated (2^31 entries under a 1 GiB address-space cap).
+run 1 orders --limit order_entries=10 --pp 4 --vpp 2 --microbatches 8 --rank 0
+[ -s "$tmp/out" ] && fail "an order above order_entries was printed"
+grep -q "exceeds the order_entries limit of 10" "$tmp/err" || fail "order_entries: $(cat "$tmp/err")"
+run 0 orders --limit order_entries=32 --pp 4 --vpp 2 --microbatches 8 --rank 0
+[ "$(wc -w <"$tmp/out")" -eq 32 ] || fail "order_entries=32 did not print the 32 entries"
+(ulimit -v 1048576 && exec timeout 20 "$cgslot" orders --pp 1 --vpp 1024 --group 1 \
+	--microbatches 1048576 --rank 0) >"$tmp/out" 2>"$tmp/err"
+rc=$?
+[ "$rc" -eq 1 ] || fail "a 2^31-entry order exited $rc, want 1: $(head -c 300 "$tmp/err")"
+grep -q "2147483648) exceeds the order_entries limit" "$tmp/err" || fail "2^31 entries: $(cat "$tmp/err")"
+run 1 orders --pp 4 --microbatches 8 --rank 0 --limit pp=2
+grep -q "^cgslot: error: --pp 4 exceeds the pp limit of 2" "$tmp/err" || fail "pp limit after --pp: $(cat "$tmp/err")"
+run 1 orders --pp 4 --vpp 8 --microbatches 8 --rank 0 --limit vpp=4
+grep -q "vpp limit of 4" "$tmp/err" || fail "vpp limit: $(cat "$tmp/err")"
+run 1 orders --pp 4 --microbatches 8 --rank 0 --limit microbatches=4
+grep -q "microbatches limit of 4" "$tmp/err" || fail "microbatches limit: $(cat "$tmp/err")"
+
 # The example in cgslot(1) prints what the page says it prints.
 example=$(sed -n '/^\$ cgslot orders/{s/^\$ cgslot //;s/\\-/-/g;p;q}' man/cgslot.1)
 want=$(sed -n '/^\$ cgslot orders/{n;s/\\-/-/g;p;q}' man/cgslot.1)

@@ -88,6 +88,11 @@ def corruptions(src):
 
     edit("bad-magic", lambda b: b.__setitem__(slice(0, 8), b"CGSLOTXX"))
     edit("newer-major", lambda b: struct.pack_into("<H", b, 8, 2))
+    # Noise after the magic: a corrupt header, not a newer format.
+    edit("garbage-after-magic",
+         lambda b: b.__setitem__(slice(8, 40),
+                                 bytes((i * 73 + 0x91) & 0xFF for i in range(32))),
+         crc=False)
     edit("checksum", lambda b: b.__setitem__(len(b) // 2, b[len(b) // 2] ^ 0x40),
          crc=False)
     cases.append(("truncated", bytes(src[: len(src) // 2])))

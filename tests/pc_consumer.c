@@ -14,7 +14,7 @@ int main(int argc, char **argv)
 {
 	struct cgs_runtime *rt = NULL;
 	struct cgs_error err = {0};
-	struct cgs_runtime_info in;
+	struct cgs_runtime_info in = {.size = sizeof(in)};
 	int devices = 0;
 	cudaError_t rc = cudaGetDeviceCount(&devices);
 
@@ -26,10 +26,16 @@ int main(int argc, char **argv)
 		fprintf(stderr, "%s (%s)\n", err.message, cgs_status_name(err.code));
 		return 1;
 	}
-	cgs_runtime_info(rt, &in);
-	printf("graphs %u, arena bytes %llu; cudaGetDeviceCount: %s\n",
+	if (cgs_runtime_info(rt, &in, &err) != 0) {
+		fprintf(stderr, "%s (%s)\n", err.message, cgs_status_name(err.code));
+		cgs_runtime_destroy(&rt);
+		return 1;
+	}
+	/* The library the loader found, against the header built with. */
+	printf("graphs %u, arena bytes %llu; cudaGetDeviceCount: %s; libcgslot %s (%u), header %u\n",
 	       in.n_graphs, (unsigned long long)in.arena_bytes,
-	       cudaGetErrorName(rc));
+	       cudaGetErrorName(rc), cgs_version_string(), cgs_version(),
+	       (unsigned)CGSLOT_VERSION_NUMBER);
 	cgs_runtime_destroy(&rt);
 	return 0;
 }

@@ -221,7 +221,7 @@ static struct fixture *fixture_create(void)
 		.n_ranks = FX_PP, .alignment = 256,
 		.variants = fx->variants, .n_variants = FX_V};
 	fx->plan = (struct cgs_plan){&fx->sched, FX_S, fx->layer_base, FX_PP,
-				     fx->rp};
+				     fx->rp, 0, 0, 0, NULL};
 	for (r = 0; r < FX_PP; r++) {
 		fixture_rank(&fx->rp[r], r);
 		fill_figures(&fx->plan, &fx->rp[r]);
@@ -1107,7 +1107,7 @@ static void wide_round_trip(uint32_t vpp, unsigned want_width)
 		.max_microbatches = 1, .ranks = &rank, .n_ranks = 1,
 		.alignment = 256, .variants = &var, .n_variants = 1};
 	struct cgs_rank_plan rp = {0};
-	struct cgs_plan plan = {&sched, 1, NULL, 1, &rp};
+	struct cgs_plan plan = {&sched, 1, NULL, 1, &rp, 0, 0, 0, NULL};
 	struct cgs_manifest *m = NULL;
 	struct cgs_error err = {0};
 	unsigned width;

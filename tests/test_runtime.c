@@ -13,6 +13,7 @@
 
 #include <cuda_runtime_api.h>
 
+#include "cgs_version.h"
 #include "cgslot/cgslot.h"
 #include "common/error.h"
 #include "input/schedule.h"
@@ -109,18 +110,50 @@ static const struct cgs_rank_plan *rank_plan(const struct built *b,
 	return NULL;
 }
 
+/* The public lookups, for an open runtime where they must succeed. */
+static uint32_t layers_of(const struct cgs_runtime *rt, uint32_t c)
+{
+	struct cgs_error err = {0};
+	uint32_t layers = 0;
+
+	ck_assert_msg(cgs_runtime_chunk_layers(rt, c, &layers, &err) == 0,
+		      "%s", err.message);
+	return layers;
+}
+
+static uint32_t reachable_at(const struct cgs_runtime *rt, uint32_t i)
+{
+	struct cgs_error err = {0};
+	uint32_t n = 0;
+
+	ck_assert_msg(cgs_runtime_reachable(rt, i, &n, &err) == 0, "%s",
+		      err.message);
+	return n;
+}
+
+static void get_info(const struct cgs_runtime *rt, struct cgs_runtime_info *in)
+{
+	struct cgs_error err = {0};
+
+	memset(in, 0, sizeof(*in));
+	in->size = sizeof(*in);
+	ck_assert_msg(cgs_runtime_info(rt, in, &err) == 0, "%s", err.message);
+	ck_assert_uint_eq(in->size, sizeof(*in));
+}
+
 START_TEST(info_matches_plan)
 {
 	struct built b;
 	struct cgs_runtime *rt;
 	struct cgs_runtime_info in;
+	struct cgs_error err = {0};
 	const struct cgs_rank_plan *rp;
-	uint32_t i;
+	uint32_t i, n, c, k, slot, value;
 
 	build(&b, vpp_yaml);
 	rt = open_rank(&b, 2);
 	rp = rank_plan(&b, 2);
-	cgs_runtime_info(rt, &in);
+	get_info(rt, &in);
 	ck_assert_uint_eq(in.rank, 2);
 	ck_assert_uint_eq(in.pp, 3);
 	ck_assert_uint_eq(in.vpp, 2);
@@ -136,13 +169,59 @@ START_TEST(info_matches_plan)
 	ck_assert_uint_eq(in.arena_bytes, rp->bytes);
 	ck_assert_uint_eq(in.n_reachable, 3);
 	for (i = 0; i < in.n_reachable; i++)
-		ck_assert_uint_eq(cgs_runtime_reachable(rt, i), 3 * (i + 1));
-	ck_assert_uint_eq(cgs_runtime_reachable(rt, in.n_reachable), 0);
-	ck_assert_uint_eq(cgs_runtime_chunk_layers(rt, 0), 2);
-	ck_assert_uint_eq(cgs_runtime_chunk_layers(rt, 1), 3);
-	ck_assert_uint_eq(cgs_runtime_chunk_layers(rt, 2), 0);
-	for (i = 0; i < in.max_microbatches; i++)
-		ck_assert_uint_eq(cgs_runtime_slot(rt, i), i % in.slots);
+		ck_assert_uint_eq(reachable_at(rt, i), 3 * (i + 1));
+	ck_assert_uint_eq(layers_of(rt, 0), 2);
+	ck_assert_uint_eq(layers_of(rt, 1), 3);
+	/* Ring manifests: slot k mod S whatever the count and the chunk. */
+	for (i = 0; i < in.n_reachable; i++) {
+		n = reachable_at(rt, i);
+		for (c = 0; c < in.vpp; c++)
+			for (k = 0; k < n; k++) {
+				slot = 99;
+				ck_assert_int_eq(cgs_runtime_slot(rt, n, c, k, &slot,
+								  NULL), 0);
+				ck_assert_uint_eq(slot, k % in.slots);
+			}
+	}
+
+	/*
+	 * Errors are told apart from values, and leave the output alone:
+	 * 0 is a valid count, layer count and slot.
+	 */
+	value = 77;
+	ck_assert_int_eq(cgs_runtime_reachable(rt, in.n_reachable, &value,
+					       &err), CGS_E_ARG);
+	ck_assert_uint_eq(value, 77);
+	ck_assert_msg(strstr(err.message, "index 3 is out of range; accepted: 0..2"),
+		      "%s", err.message);
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_chunk_layers(rt, 2, &value, &err),
+			 CGS_E_ARG);
+	ck_assert_uint_eq(value, 77);
+	ck_assert_msg(strstr(err.message, "chunk 2 is out of range; accepted: 0..1"),
+		      "%s", err.message);
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_slot(rt, 4, 0, 0, &value, &err),
+			 CGS_E_UNREACHABLE);
+	ck_assert_msg(strstr(err.message, "4 is not reachable"), "%s",
+		      err.message);
+	ck_assert_int_eq(cgs_runtime_slot(rt, 12, 0, 0, &value, NULL),
+			 CGS_E_UNREACHABLE);
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_slot(rt, 3, 0, 3, &value, &err),
+			 CGS_E_ARG);
+	ck_assert_msg(strstr(err.message, "microbatch 3 is out of range for an iteration of 3"),
+		      "%s", err.message);
+	ck_assert_int_eq(cgs_runtime_slot(rt, 3, 2, 0, &value, NULL),
+			 CGS_E_ARG);
+	ck_assert_uint_eq(value, 77);
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_reachable(rt, 0, NULL, &err), CGS_E_ARG);
+	ck_assert_msg(strstr(err.message, "'count' is NULL"), "%s",
+		      err.message);
+	ck_assert_int_eq(cgs_runtime_chunk_layers(rt, 0, NULL, NULL),
+			 CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_slot(rt, 3, 0, 0, NULL, NULL), CGS_E_ARG);
 	cgs_runtime_destroy(&rt);
 	ck_assert_ptr_null(rt);
 	cgs_runtime_destroy(&rt);
@@ -238,8 +317,7 @@ START_TEST(sequences_follow_orders)
 	build(&b, vpp_yaml);
 	for (r = 0; r < 2; r++) {
 		rt = open_rank(&b, ranks[r]);
-		for (i = 0; cgs_runtime_reachable(rt, i) != 0; i++) {
-			n = cgs_runtime_reachable(rt, i);
+		for (i = 0; cgs_runtime_reachable(rt, i, &n, NULL) == 0; i++) {
 			for (trial = 0; trial < 4; trial++) {
 				for (k = 0; k < n; k++)
 					variants[k] = (k * 7 + trial * 5 + r) % 3;
@@ -276,7 +354,7 @@ START_TEST(flat_counts_all_reachable)
 	build(&b, flat_yaml);
 	rt = open_rank(&b, 3);
 	for (n = 1; n <= 5; n++) {
-		ck_assert_uint_eq(cgs_runtime_reachable(rt, n - 1), n);
+		ck_assert_uint_eq(reachable_at(rt, n - 1), n);
 		ck_assert_uint_eq(cgs_runtime_launch_count(rt, n), 2 * n * 2);
 	}
 	ck_assert_uint_eq(cgs_runtime_launch_count(rt, 6), 0);
@@ -295,7 +373,7 @@ START_TEST(locate_matches_plan)
 	const struct cgs_rank_plan *rp;
 	const struct cgs_frame *fr, *uf;
 	struct cgs_range want;
-	uint32_t v, c, l, k, role, arena, S, f;
+	uint32_t v, c, l, k, role, arena, S, f, i, n;
 	uint64_t off, bytes;
 	void *addr;
 
@@ -303,14 +381,15 @@ START_TEST(locate_matches_plan)
 	rt = open_rank(&b, 0);
 	rp = rank_plan(&b, 0);
 	S = b.plan->slots;
+	for (i = 0; i < 3; i++)
 	for (v = 0; v < 3; v++)
 		for (c = 0; c < 2; c++)
 			for (l = 0; l < b.schedule->layers[c]; l++)
-				for (k = 0; k < 9; k++)
+				for (k = 0; k < (n = reachable_at(rt, i)); k++)
 					for (role = 0; role < 4; role++) {
 		f = b.plan->layer_base[c] * S + (k % S) * b.schedule->layers[c] + l;
 		fr = &rp->saved[f];
-		ck_assert_int_eq(cgs_runtime_locate(rt, v, c, l, k, role,
+		ck_assert_int_eq(cgs_runtime_locate(rt, v, c, l, n, k, role,
 						    &arena, &off, &bytes,
 						    &err), 0);
 		if (role == CGS_RUNTIME_USER_GRAD) {
@@ -329,28 +408,39 @@ START_TEST(locate_matches_plan)
 							  &bytes, NULL), 0);
 	}
 	/* The override of chunk 1, layer 2 shows through for variant 2. */
-	ck_assert_int_eq(cgs_runtime_locate(rt, 2, 1, 2, 0, CGS_RUNTIME_SAVED,
-					    NULL, NULL, &bytes, NULL), 0);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 2, 1, 2, 3, 0,
+					    CGS_RUNTIME_SAVED, NULL, NULL, &bytes,
+					    NULL), 0);
 	ck_assert_uint_eq(bytes, 90000);
 
-	ck_assert_int_eq(cgs_runtime_locate(rt, 3, 0, 0, 0, 0, NULL, NULL, NULL,
-					    &err), CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 3, 0, 0, 3, 0, 0, NULL, NULL,
+					    NULL, &err), CGS_E_ARG);
 	ck_assert_msg(strstr(err.message, "variant 3") != NULL, "%s",
 		      err.message);
-	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 2, 0, 0, 0, NULL, NULL, NULL,
-					    NULL), CGS_E_ARG);
-	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 2, 0, 0, NULL, NULL, NULL,
-					    NULL), CGS_E_ARG);
-	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 0, 9, 0, NULL, NULL, NULL,
-					    NULL), CGS_E_ARG);
-	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 0, 0, 4, NULL, NULL, NULL,
-					    NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 2, 0, 3, 0, 0, NULL, NULL,
+					    NULL, NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 2, 3, 0, 0, NULL, NULL,
+					    NULL, NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 0, 9, 9, 0, NULL, NULL,
+					    NULL, NULL), CGS_E_ARG);
+	/* Microbatch 5 exists under L = 9 but not in an iteration of 3. */
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 0, 3, 5, 0, NULL, NULL,
+					    NULL, &err), CGS_E_ARG);
+	ck_assert_msg(strstr(err.message, "microbatch 5") != NULL, "%s",
+		      err.message);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 0, 4, 0, 0, NULL, NULL,
+					    NULL, NULL), CGS_E_UNREACHABLE);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 0, 0, 0, 0, NULL, NULL,
+					    NULL, NULL), CGS_E_UNREACHABLE);
+	ck_assert_int_eq(cgs_runtime_locate(rt, 0, 0, 0, 3, 0, 4, NULL, NULL,
+					    NULL, NULL), CGS_E_ARG);
 	ck_assert_int_eq(cgs_runtime_slot_locate(rt, 0, 0, 0, S, 0, NULL, NULL,
 						 NULL, NULL), CGS_E_ARG);
 	/* Addresses need arenas. */
 	cgs_error_clear(&err);
-	ck_assert_int_eq(cgs_runtime_address(rt, 0, 0, 0, 0, 0, &addr, &bytes,
-					     &err), CGS_E_STATE);
+	ck_assert_int_eq(cgs_runtime_address(rt, 0, 0, 0, 3, 0, 0, &addr,
+					     &bytes, &err), CGS_E_STATE);
 	cgs_runtime_destroy(&rt);
 	release(&b);
 }
@@ -437,7 +527,7 @@ static void check_guards(const char *yaml, uint32_t rank)
 
 	build(&b, yaml);
 	rt = open_rank(&b, rank);
-	cgs_runtime_info(rt, &in);
+	get_info(rt, &in);
 	cap = (size_t)in.n_variants * in.n_saved * 4 + 1;
 	all = malloc(cap * sizeof(*all));
 	own = malloc(cap * sizeof(*own));
@@ -451,7 +541,7 @@ static void check_guards(const char *yaml, uint32_t rank)
 		arena_end[i] = rank_plan(&b, rank)->arenas[i].bytes;
 	for (v = 0; v < in.n_variants; v++)
 		for (c = 0; c < in.vpp; c++)
-			for (l = 0; l < cgs_runtime_chunk_layers(rt, c); l++)
+			for (l = 0; l < layers_of(rt, c); l++)
 				for (s = 0; s < in.slots; s++)
 					for (role = 0; role < CGS_RUNTIME_ROLES; role++)
 						n_all = add_located(rt, v, c, l, s, role,
@@ -490,6 +580,7 @@ static void check_guards(const char *yaml, uint32_t rank)
 
 	for (i = 0; i < in.n_graphs; i++) {
 		/* The i-th graph of the capture sequence; its index is d.index. */
+		d.size = sizeof(d);
 		ck_assert_int_eq(cgs_runtime_graph_desc(rt, (uint32_t)i, &d,
 							NULL), 0);
 		g = d.index;
@@ -503,7 +594,7 @@ static void check_guards(const char *yaml, uint32_t rank)
 					     n_mine);
 		}
 		if (d.direction == CGS_RUNTIME_BACKWARD)
-			for (l = 0; l < cgs_runtime_chunk_layers(rt, d.chunk); l++) {
+			for (l = 0; l < layers_of(rt, d.chunk); l++) {
 				n_own = add_located(rt, d.variant, d.chunk, l,
 						    d.slot, CGS_RUNTIME_USER_GRAD,
 						    0, arena_end, own, n_own);
@@ -584,8 +675,9 @@ START_TEST(graph_descriptions)
 
 	build(&b, vpp_yaml);
 	rt = open_rank(&b, 0);
-	cgs_runtime_info(rt, &in);
+	get_info(rt, &in);
 	S = in.slots;
+	d.size = sizeof(d);
 	seen = calloc(in.n_graphs, 1);
 	for (i = 0; i < cgs_runtime_graph_count(rt); i++) {
 		ck_assert_int_eq(cgs_runtime_graph_desc(rt, i, &d, &err), 0);
@@ -620,6 +712,171 @@ START_TEST(graph_descriptions)
 }
 END_TEST
 
+START_TEST(version_of_the_library)
+{
+	char want[32];
+
+	ck_assert_uint_eq(cgs_version(), CGSLOT_VERSION_NUMBER);
+	ck_assert_uint_eq(CGSLOT_VERSION_NUMBER,
+			  CGSLOT_VERSION_MAJOR * 10000 +
+			  CGSLOT_VERSION_MINOR * 100 + CGSLOT_VERSION_PATCH);
+	snprintf(want, sizeof(want), "%d.%d.%d", CGSLOT_VERSION_MAJOR,
+		 CGSLOT_VERSION_MINOR, CGSLOT_VERSION_PATCH);
+	ck_assert_str_eq(cgs_version_string(), want);
+	/* meson.build's project version, which cgslot --version prints. */
+	ck_assert_str_eq(cgs_version_string(), CGS_VERSION_STRING);
+}
+END_TEST
+
+/*
+ * The extensible structs: a caller built against a later header passes a
+ * larger size and gets the bytes the library knows, with size telling how
+ * many; a size below the 0.2 layout is refused and nothing is written.
+ */
+#define TAIL_BYTE 0xa5
+
+START_TEST(sized_structs)
+{
+	struct built b;
+	struct cgs_runtime *rt;
+	struct cgs_error err = {0};
+	struct { struct cgs_runtime_info in; unsigned char later[24]; } info;
+	struct { struct cgs_graph_desc d; unsigned char later[24]; } desc;
+	struct { struct cgs_runtime_stats st; unsigned char later[24]; } stats;
+	struct cgs_runtime_info small;
+	unsigned char tail[24];
+	uint32_t i;
+
+	build(&b, vpp_yaml);
+	rt = open_rank(&b, 0);
+	memset(tail, TAIL_BYTE, sizeof(tail));
+
+	memset(&info, TAIL_BYTE, sizeof(info));
+	info.in.size = sizeof(info);
+	ck_assert_int_eq(cgs_runtime_info(rt, &info.in, &err), 0);
+	ck_assert_uint_eq(info.in.size, sizeof(info.in));
+	ck_assert_uint_eq(info.in.rank, 0);
+	ck_assert_uint_eq(info.in.vpp, 2);
+	ck_assert_uint_eq(info.in.alignment, 256);
+	ck_assert_mem_eq(info.later, tail, sizeof(tail));
+
+	memset(&desc, TAIL_BYTE, sizeof(desc));
+	desc.d.size = sizeof(desc);
+	ck_assert_int_eq(cgs_runtime_graph_desc(rt, 1, &desc.d, &err), 0);
+	ck_assert_uint_eq(desc.d.size, sizeof(desc.d));
+	ck_assert_uint_eq(desc.d.layer, 1);
+	ck_assert_uint_eq(desc.d.reserved, 0);
+	ck_assert_uint_gt(desc.d.bytes[CGS_RUNTIME_USER_GRAD], 0);
+	ck_assert_mem_eq(desc.later, tail, sizeof(tail));
+
+	memset(&stats, TAIL_BYTE, sizeof(stats));
+	stats.st.size = sizeof(stats);
+	ck_assert_int_eq(cgs_runtime_stats(rt, &stats.st, &err), 0);
+	ck_assert_uint_eq(stats.st.size, sizeof(stats.st));
+	ck_assert_uint_eq(stats.st.graphs_adopted, 0);
+	ck_assert_uint_eq(stats.st.reserved, 0);
+	ck_assert_uint_eq(stats.st.instantiate_ns, 0);
+	ck_assert_mem_eq(stats.later, tail, sizeof(tail));
+
+	/* Too small (a caller that did not set size, or a shorter layout). */
+	for (i = 0; i < 2; i++) {
+		memset(&small, TAIL_BYTE, sizeof(small));
+		small.size = i ? (uint32_t)sizeof(small) - 8 : 0;
+		cgs_error_clear(&err);
+		ck_assert_int_eq(cgs_runtime_info(rt, &small, &err), CGS_E_ARG);
+		ck_assert_msg(strstr(err.message, "info->size is") != NULL &&
+			      strstr(err.message, "at least 72") != NULL,
+			      "%s", err.message);
+		ck_assert_uint_eq(small.rank, 0xa5a5a5a5u);
+	}
+	desc.d.size = 40;
+	ck_assert_int_eq(cgs_runtime_graph_desc(rt, 0, &desc.d, NULL),
+			 CGS_E_ARG);
+	ck_assert_uint_eq(desc.d.size, 40);
+	stats.st.size = 16;
+	ck_assert_int_eq(cgs_runtime_stats(rt, &stats.st, NULL), CGS_E_ARG);
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_runtime_info(rt, NULL, &err), CGS_E_ARG);
+	ck_assert_msg(strstr(err.message, "'info' is NULL") != NULL, "%s",
+		      err.message);
+	ck_assert_int_eq(cgs_runtime_graph_desc(rt, 0, NULL, NULL), CGS_E_ARG);
+	ck_assert_int_eq(cgs_runtime_stats(rt, NULL, NULL), CGS_E_ARG);
+	cgs_runtime_destroy(&rt);
+	release(&b);
+}
+END_TEST
+
+static int count_record(void *user, const struct cgs_graph_desc *g,
+			cudaStream_t stream)
+{
+	(void)g;
+	(void)stream;
+	(*(int *)user)++;
+	return 0;
+}
+
+/* Every entry point refuses a NULL runtime and names the argument. */
+START_TEST(null_runtime)
+{
+	struct cgs_error err = {0};
+	struct cgs_runtime_info in = {.size = sizeof(in)};
+	struct cgs_runtime_stats st = {.size = sizeof(st)};
+	struct cgs_graph_desc d = {.size = sizeof(d)};
+	uint32_t value = 77, variants[3] = {0}, out[8];
+	uint64_t bytes = 5;
+	void *p = NULL;
+	int calls = 0;
+
+	ck_assert_int_eq(cgs_runtime_info(NULL, &in, &err), CGS_E_ARG);
+	ck_assert_msg(strcmp(err.message,
+			     "cgs_runtime_info: the argument 'rt' is NULL") == 0,
+		      "%s", err.message);
+#define REFUSES(call, name)                                                    \
+	do {                                                                   \
+		cgs_error_clear(&err);                                         \
+		ck_assert_int_eq((call), CGS_E_ARG);                           \
+		ck_assert_msg(strstr(err.message, name ": the argument 'rt' is NULL"), \
+			      "%s", err.message);                              \
+	} while (0)
+	REFUSES(cgs_runtime_reachable(NULL, 0, &value, &err),
+		"cgs_runtime_reachable");
+	REFUSES(cgs_runtime_chunk_layers(NULL, 0, &value, &err),
+		"cgs_runtime_chunk_layers");
+	REFUSES(cgs_runtime_slot(NULL, 3, 0, 0, &value, &err),
+		"cgs_runtime_slot");
+	REFUSES(cgs_runtime_allocate(NULL, &bytes, &err),
+		"cgs_runtime_allocate");
+	REFUSES(cgs_runtime_arena(NULL, 0, &p, &bytes, &err),
+		"cgs_runtime_arena");
+	REFUSES(cgs_runtime_locate(NULL, 0, 0, 0, 3, 0, 0, &value, &bytes,
+				   &bytes, &err), "cgs_runtime_locate");
+	REFUSES(cgs_runtime_slot_locate(NULL, 0, 0, 0, 0, 0, &value, &bytes,
+					&bytes, &err), "cgs_runtime_slot_locate");
+	REFUSES(cgs_runtime_address(NULL, 0, 0, 0, 3, 0, 0, &p, &bytes, &err),
+		"cgs_runtime_address");
+	REFUSES(cgs_runtime_graph_desc(NULL, 0, &d, &err),
+		"cgs_runtime_graph_desc");
+	REFUSES(cgs_runtime_capture(NULL, count_record, &calls, NULL, &err),
+		"cgs_runtime_capture");
+	REFUSES(cgs_runtime_adopt(NULL, 0, (cudaGraphExec_t)(uintptr_t)0x1000, 0, &err),
+		"cgs_runtime_adopt");
+	REFUSES(cgs_runtime_stats(NULL, &st, &err), "cgs_runtime_stats");
+	REFUSES(cgs_runtime_sequence(NULL, 3, variants, out, 8, &err),
+		"cgs_runtime_sequence");
+	REFUSES(cgs_runtime_replay(NULL, 3, variants, NULL, &err),
+		"cgs_runtime_replay");
+#undef REFUSES
+	ck_assert_uint_eq(value, 77);
+	ck_assert_uint_eq(bytes, 5);
+	ck_assert_int_eq(calls, 0);
+	/* Counts are 0 and executables NULL; a NULL err is allowed. */
+	ck_assert_uint_eq(cgs_runtime_graph_count(NULL), 0);
+	ck_assert_uint_eq(cgs_runtime_launch_count(NULL, 3), 0);
+	ck_assert_ptr_null(cgs_runtime_graph_exec(NULL, 0));
+	ck_assert_int_eq(cgs_runtime_info(NULL, &in, NULL), CGS_E_ARG);
+}
+END_TEST
+
 /* A stand-in executable: never launched, since every request is refused. */
 #define FAKE_EXEC ((cudaGraphExec_t)(uintptr_t)0x1000)
 
@@ -634,7 +891,7 @@ START_TEST(replay_refuses_before_launch)
 
 	build(&b, vpp_yaml);
 	rt = open_rank(&b, 0);
-	cgs_runtime_info(rt, &in);
+	get_info(rt, &in);
 
 	ck_assert_int_eq(cgs_runtime_replay(rt, 12, variants, NULL, &err),
 			 CGS_E_UNREACHABLE);
@@ -664,7 +921,9 @@ START_TEST(replay_refuses_before_launch)
 		ck_assert_int_eq(cgs_runtime_adopt(rt, g, FAKE_EXEC,
 						   CGS_ADOPT_BORROW, &err), 0);
 	ck_assert_ptr_eq(cgs_runtime_graph_exec(rt, 0), FAKE_EXEC);
-	cgs_runtime_stats(rt, &st);
+	st.size = sizeof(st);
+	ck_assert_int_eq(cgs_runtime_stats(rt, &st, NULL), 0);
+	ck_assert_uint_eq(st.size, sizeof(st));
 	ck_assert_uint_eq(st.graphs_adopted, in.n_saved * 2);
 	ck_assert_uint_eq(st.graphs_captured, 0);
 	ck_assert_int_eq(cgs_runtime_sequence(rt, 6, variants, graphs,
@@ -785,6 +1044,9 @@ static Suite *runtime_suite(void)
 	TCase *tc = tcase_create("core");
 
 	tcase_add_test(tc, info_matches_plan);
+	tcase_add_test(tc, version_of_the_library);
+	tcase_add_test(tc, sized_structs);
+	tcase_add_test(tc, null_runtime);
 	tcase_add_test(tc, open_refusals);
 	tcase_add_test(tc, sequences_follow_orders);
 	tcase_add_test(tc, flat_counts_all_reachable);

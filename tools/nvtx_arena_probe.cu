@@ -37,14 +37,15 @@ static int find_gap(cgs_runtime *rt, const struct cgs_runtime_info *in,
 	size_t cap = (size_t)in->n_variants * in->vpp * 64 * in->slots *
 		     CGS_RUNTIME_ROLES, n = 0, i;
 	span *sp = (span *)malloc(cap * sizeof(*sp));
-	uint32_t v, c, l, s, r, a;
+	uint32_t v, c, l, s, r, a, layers;
 	uint64_t o, b, end = 0, bytes;
 
 	if (!sp)
 		return -1;
 	for (v = 0; v < in->n_variants; v++)
-		for (c = 0; c < in->vpp; c++)
-			for (l = 0; l < cgs_runtime_chunk_layers(rt, c); l++)
+		for (c = 0; c < in->vpp &&
+			    cgs_runtime_chunk_layers(rt, c, &layers, NULL) == 0; c++)
+			for (l = 0; l < layers; l++)
 				for (s = 0; s < in->slots; s++)
 					for (r = 0; r < CGS_RUNTIME_ROLES; r++)
 						if (n < cap &&
@@ -113,7 +114,12 @@ int main(int argc, char **argv)
 		cgs_runtime_destroy(&rt);
 		return 3;
 	}
-	cgs_runtime_info(rt, &in);
+	in.size = sizeof(in);
+	if (cgs_runtime_info(rt, &in, &err)) {
+		fprintf(stderr, "nvtx_arena_probe: %s\n", err.message);
+		cgs_runtime_destroy(&rt);
+		return 3;
+	}
 	if (find_gap(rt, &in, &arena, &offset)) {
 		fprintf(stderr, "nvtx_arena_probe: every arena byte is owned\n");
 		cgs_runtime_destroy(&rt);

@@ -1,13 +1,14 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
 #include "common/error.h"
-#include "plan/plan.h"
 
 int cgs_cli_exit_code(int status)
 {
@@ -49,6 +50,23 @@ int cgs_cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CGS_EXIT_USAGE;
 }
 
+int cgs_cli_bad_option(const char *cmd, int opt, char *const *argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	char name[64];
+
+	/* The option as written: --long (without =VALUE), or -c. */
+	if (strncmp(arg, "--", 2) == 0)
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	else if (optopt > 0 && optopt < 128)
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%s", arg);
+	if (opt == ':')
+		return cgs_cli_usage_error(cmd, "option '%s' needs a value", name);
+	return cgs_cli_usage_error(cmd, "unknown option '%s'", name);
+}
+
 int cgs_cli_help(const char *cmd)
 {
 	const struct cgs_command *c;
@@ -74,16 +92,6 @@ int cgs_cli_finish(int code)
 	return code;
 }
 
-int cgs_cli_limit_option(const char *cmd, struct cgs_limits *limits,
-			 const char *arg)
-{
-	struct cgs_error err = {0};
-
-	if (cgs_limits_set(limits, arg, &err) != 0)
-		return cgs_cli_usage_error(cmd, "%s", err.message);
-	return 0;
-}
-
 int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 		      unsigned long min, unsigned long max, unsigned *out)
 {
@@ -101,25 +109,6 @@ int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 bad:
 	return cgs_cli_usage_error(cmd, "%s '%s' is not an integer in %lu..%lu",
 				   option, arg ? arg : "", min, max);
-}
-
-static void print_progress(void *user, uint32_t done, uint32_t total)
-{
-	(void)user;
-	/* \r redraws the line; the last call clears it for what follows */
-	if (done < total)
-		fprintf(stderr, "\rcgslot: planned rank %u of %u", done, total);
-	else
-		fprintf(stderr, "\r\033[K");
-	fflush(stderr);
-}
-
-void cgs_cli_progress_options(struct cgs_plan_options *opt)
-{
-	if (isatty(STDERR_FILENO)) {
-		opt->progress = print_progress;
-		opt->progress_user = NULL;
-	}
 }
 
 int cgs_cli_parse_format(const char *cmd, const char *arg, unsigned accepted,

@@ -5,7 +5,8 @@
 #include <stdio.h>
 
 #include "cgslot/error.h"
-#include "input/limits.h"
+
+struct cgs_limits;
 
 enum cgs_exit {
 	CGS_EXIT_OK = 0,
@@ -33,6 +34,14 @@ int cgs_cli_report(const struct cgs_error *err);
 int cgs_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * The usage error for what getopt_long returned as `opt` ('?' or ':',
+ * with opterr 0 and ':' leading the option string): "unknown option
+ * '--x'" or "option '-o' needs a value", one line.  Returns
+ * CGS_EXIT_USAGE.
+ */
+int cgs_cli_bad_option(const char *cmd, int opt, char *const *argv);
+
 /* Print the command's --help text to stdout. */
 int cgs_cli_help(const char *cmd);
 
@@ -45,7 +54,7 @@ int cgs_cli_finish(int code);
 
 /*
  * Handle a `--limit NAME=VALUE` option: parse into limits or print an
- * error.  Returns 0 or CGS_EXIT_USAGE.
+ * error.  Returns 0 or CGS_EXIT_USAGE.  (cli_stages.c)
  */
 int cgs_cli_limit_option(const char *cmd, struct cgs_limits *limits,
 			 const char *arg);
@@ -62,10 +71,13 @@ int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 /*
  * Planner progress on stderr ("planning rank 3 of 32"), redrawn in place;
  * cgs_cli_progress_options() installs it in plan options only when stderr
- * is a terminal, so logs and pipes stay clean.
+ * is a terminal, so logs and pipes stay clean.  (cli_stages.c)
  */
 struct cgs_plan_options;
 void cgs_cli_progress_options(struct cgs_plan_options *opt);
+
+/* Planning threads when -j is not given: the processors online. */
+unsigned cgs_cli_default_jobs(void);
 
 /* Output formats of plan, report and dump. */
 enum cgs_format {

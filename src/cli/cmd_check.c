@@ -118,7 +118,8 @@ int cgs_cmd_check(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("check", &limits, optarg);
@@ -128,7 +129,7 @@ int cgs_cmd_check(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("check");
 		default:
-			return cgs_cli_usage_error("check", "unknown option");
+			return cgs_cli_bad_option("check", opt, argv);
 		}
 	}
 	if (optind >= argc)

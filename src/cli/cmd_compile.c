@@ -1,280 +1,25 @@
 /*
- * cgslot compile: schedule -> plan -> manifest, written atomically.
- *
- * The bytes go to a temporary file in the target's directory, are synced,
- * and are renamed over the target; the directory is synced so the rename
- * survives a crash.  Any failure, or SIGINT/SIGTERM/SIGHUP meanwhile,
- * removes the temporary file and leaves an earlier manifest untouched.
- * Where the file system supports O_TMPFILE the file has no name while it
- * is written and synced, and gets one (linkat) just before the rename, so
- * even a SIGKILL leaves nothing behind outside that short step.
+ * cgslot compile: schedule -> plan -> manifest, written atomically
+ * (common/atomic_file.h).  The summary is printed and standard output
+ * checked before the manifest is committed, so a failed stdout leaves an
+ * earlier manifest untouched.
  */
-/* O_TMPFILE is Linux's; the rest of the file is POSIX. */
-#define _GNU_SOURCE
 #include <errno.h>
-#include <fcntl.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "input/schedule.h"
 #include "order/schedule_load.h"
 #include "manifest/manifest.h"
 #include "manifest/writer.h"
 #include "plan/plan.h"
-
-/* The temporary file a signal handler must remove; "" when none. */
-static char temp_path[4096];
-static volatile sig_atomic_t temp_live;
-
-static void remove_temp_and_die(int sig)
-{
-	if (temp_live)
-		unlink(temp_path);
-	signal(sig, SIG_DFL);
-	raise(sig);
-}
-
-static const int caught[] = {SIGINT, SIGTERM, SIGHUP};
-
-static void catch_signals(struct sigaction *old)
-{
-	struct sigaction sa;
-	size_t i;
-
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = remove_temp_and_die;
-	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
-		sigaction(caught[i], &sa, &old[i]);
-}
-
-static void restore_signals(const struct sigaction *old)
-{
-	size_t i;
-
-	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
-		sigaction(caught[i], &old[i], NULL);
-}
-
-static int write_all(int fd, const uint8_t *p, size_t len)
-{
-	ssize_t n;
-
-	while (len) {
-		n = write(fd, p, len);
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0)
-			return -1;
-		p += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
-/*
- * Give the anonymous file fd the name temp_path, whose last six characters
- * are replaced until the name is new.  linkat through /proc/self/fd needs
- * no privilege, unlike AT_EMPTY_PATH.
- */
-static int link_anonymous(int fd, char *temp, size_t len)
-{
-	static const char set[] =
-		"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789";
-	char proc[64];
-	uint64_t x = (uint64_t)getpid() * 0x9e3779b97f4a7c15ull ^
-		     (uint64_t)(uintptr_t)&x;
-	int tries, i;
-
-	snprintf(proc, sizeof(proc), "/proc/self/fd/%d", fd);
-	for (tries = 0; tries < 100; tries++) {
-		for (i = 0; i < 6; i++) {
-			x = x * 6364136223846793005ull + 1442695040888963407ull;
-			temp[len - 6 + i] = set[(x >> 33) % (sizeof(set) - 1)];
-		}
-		if (linkat(AT_FDCWD, proc, AT_FDCWD, temp, AT_SYMLINK_FOLLOW) == 0)
-			return 0;
-		if (errno != EEXIST)
-			return -1;
-	}
-	return -1;
-}
-
-/* The directory part of path ("." when it has none). */
-static void dir_of(const char *path, char *dir, size_t size)
-{
-	const char *slash = strrchr(path, '/');
-
-	if (!slash)
-		snprintf(dir, size, ".");
-	else if (slash == path)
-		snprintf(dir, size, "/");
-	else
-		snprintf(dir, size, "%.*s", (int)(slash - path), path);
-}
-
-/*
- * Block (on) or restore (off) the signals whose handler removes the
- * temporary file, around the steps that give it a name: the handler then
- * sees a name exactly when one exists.
- */
-static void hold_signals(int on)
-{
-	static sigset_t prev;
-	sigset_t set;
-	size_t i;
-
-	if (!on) {
-		sigprocmask(SIG_SETMASK, &prev, NULL);
-		return;
-	}
-	sigemptyset(&set);
-	for (i = 0; i < sizeof(caught) / sizeof(caught[0]); i++)
-		sigaddset(&set, caught[i]);
-	sigprocmask(SIG_BLOCK, &set, &prev);
-}
-
-/* What write_temp() failed at. */
-enum temp_failure { TEMP_OK, TEMP_DIR, TEMP_FILE };
-
-/* Write and sync buf to fd. */
-static int fill(int fd, const void *buf, size_t len, const char **step)
-{
-	*step = "write";
-	if (write_all(fd, buf, len) != 0)
-		return -1;
-	*step = "sync";
-	return fsync(fd);
-}
-
-/*
- * Write buf, synced, to a new file of directory dir named temp_path (its
- * last six characters chosen here) and return its descriptor in *fd.  The
- * file is anonymous (O_TMPFILE) until synced and then linked where the
- * file system and /proc allow; else mkstemp makes it.  On failure *step
- * names what failed, errno why, and no file is left.
- */
-static enum temp_failure write_temp(const char *dir, size_t temp_len,
-				    const void *buf, size_t len, int *fd,
-				    const char **step)
-{
-	mode_t mask;
-	int saved;
-
-#ifdef O_TMPFILE
-	/* The mode honours the umask, as for any output file. */
-	*fd = open(dir, O_TMPFILE | O_WRONLY | O_CLOEXEC, 0666);
-	if (*fd >= 0) {
-		if (fill(*fd, buf, len, step) != 0) {
-			saved = errno;
-			close(*fd);
-			errno = saved;
-			return TEMP_FILE;
-		}
-		*step = "name";
-		hold_signals(1);
-		temp_live = link_anonymous(*fd, temp_path, temp_len) == 0;
-		hold_signals(0);
-		if (temp_live)
-			return TEMP_OK;
-		/* No /proc, say: write a named temporary file instead. */
-		close(*fd);
-		memcpy(temp_path + temp_len - 6, "XXXXXX", 6);
-	}
-#else
-	(void)temp_len;
-#endif
-	*step = "create a temporary file in";
-	hold_signals(1);
-	*fd = mkstemp(temp_path);
-	temp_live = *fd >= 0;
-	hold_signals(0);
-	if (*fd < 0)
-		return TEMP_DIR;
-	/* mkstemp makes 0600; a manifest is an ordinary output file. */
-	mask = umask(0);
-	umask(mask);
-	*step = "write";
-	if (fchmod(*fd, 0666 & ~mask) == 0 && fill(*fd, buf, len, step) == 0)
-		return TEMP_OK;
-	saved = errno;
-	close(*fd);
-	unlink(temp_path);
-	temp_live = 0;
-	errno = saved;
-	return TEMP_FILE;
-}
-
-static int write_atomic(const char *path, const void *buf, size_t len,
-			struct cgs_error *err)
-{
-	struct sigaction old[sizeof(caught) / sizeof(caught[0])];
-	char dir[4096];
-	const char *base, *step;
-	enum temp_failure how;
-	int fd, dfd, saved;
-	size_t temp_len;
-
-	dir_of(path, dir, sizeof(dir));
-	base = strrchr(path, '/') ? strrchr(path, '/') + 1 : path;
-	if (!*base)
-		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
-				    "the output names a directory; give a file name");
-	temp_len = (size_t)snprintf(temp_path, sizeof(temp_path),
-				    "%s/.%s.XXXXXX", dir, base);
-	if (temp_len >= sizeof(temp_path))
-		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
-				    "the output path is too long");
-	catch_signals(old);
-	how = write_temp(dir, temp_len, buf, len, &fd, &step);
-	if (how != TEMP_OK) {
-		saved = errno;
-		restore_signals(old);
-		if (how == TEMP_DIR)
-			return cgs_error_at(err, CGS_E_IO, path, 0, 0,
-					    "cannot %s directory '%s': %s", step,
-					    dir, strerror(saved));
-		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
-				    "cannot %s the manifest: %s; any earlier manifest is unchanged",
-				    step, strerror(saved ? saved : EIO));
-	}
-	step = "close";
-	if (close(fd) == 0) {
-		step = "rename the temporary file onto";
-		if (rename(temp_path, path) == 0) {
-			temp_live = 0;
-			restore_signals(old);
-			/* The rename is durable once the directory is synced. */
-			dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-			if (dfd < 0 || fsync(dfd) != 0) {
-				saved = errno;
-				if (dfd >= 0)
-					close(dfd);
-				return cgs_error_at(err, CGS_E_IO, path, 0, 0,
-						    "written, but syncing directory '%s' failed: %s",
-						    dir, strerror(saved));
-			}
-			close(dfd);
-			return 0;
-		}
-	}
-	saved = errno;
-	unlink(temp_path);
-	temp_live = 0;
-	restore_signals(old);
-	return cgs_error_at(err, CGS_E_IO, path, 0, 0,
-			    "cannot %s the manifest: %s; any earlier manifest is unchanged",
-			    step, strerror(saved ? saved : EIO));
-}
 
 /* Bytes in binary units, for people. */
 static const char *human(uint64_t b, char *buf, size_t size)
@@ -334,13 +79,14 @@ static void print_summary(const char *schedule, const char *output,
 }
 
 static int compile(const char *schedule, const char *output,
-		   const struct cgs_limits *limits, int quiet)
+		   const struct cgs_limits *limits, int quiet, unsigned threads)
 {
 	struct cgs_error err = {0};
 	struct cgs_schedule *s = NULL;
 	struct cgs_plan *plan = NULL;
 	struct cgs_plan_options opt;
 	struct cgs_manifest *m = NULL;
+	struct cgs_atomic_file af;
 	void *buf = NULL;
 	size_t len = 0;
 	int rc;
@@ -351,6 +97,7 @@ static int compile(const char *schedule, const char *output,
 	cgs_plan_options_init(&opt);
 	opt.max_frames = limits->frames < CGS_PLAN_MAX_FRAMES ? limits->frames : 0;
 	cgs_cli_progress_options(&opt);
+	opt.threads = threads;
 	rc = cgs_plan_create(s, &opt, &plan, &err);
 	if (rc)
 		goto out;
@@ -369,11 +116,22 @@ static int compile(const char *schedule, const char *output,
 			     msg);
 		goto out;
 	}
-	rc = write_atomic(output, buf, len, &err);
+	rc = cgs_atomic_file_begin(&af, output, &err);
+	if (rc == 0)
+		rc = cgs_atomic_file_write(&af, buf, len, &err);
 	if (rc)
 		goto out;
+	/* A stdout that fails must not leave a replaced manifest behind. */
 	if (!quiet)
 		print_summary(schedule, output, m, len);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		rc = cgs_error_set(&err, CGS_E_IO,
+				   "cannot write standard output: %s; the manifest was not written",
+				   strerror(errno));
+		cgs_atomic_file_abort(&af);
+		goto out;
+	}
+	rc = cgs_atomic_file_commit(&af, &err);
 out:
 	cgs_manifest_close(&m);
 	free(buf);
@@ -389,17 +147,26 @@ int cgs_cmd_compile(int argc, char **argv)
 		{"output", required_argument, NULL, 'o'},
 		{"quiet", no_argument, NULL, 'q'},
 		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cgs_limits limits;
 	const char *output = NULL;
+	unsigned threads = cgs_cli_default_jobs();
 	int opt, quiet = 0, rc;
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":o:qj:h", options, NULL)) != -1) {
 		switch (opt) {
+		case 'j':
+			rc = cgs_cli_parse_u32("compile", "--jobs", optarg, 1,
+					       1024, &threads);
+			if (rc)
+				return rc;
+			break;
 		case 'o':
 			output = optarg;
 			break;
@@ -414,7 +181,7 @@ int cgs_cmd_compile(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("compile");
 		default:
-			return cgs_cli_usage_error("compile", "unknown option");
+			return cgs_cli_bad_option("compile", opt, argv);
 		}
 	}
 	if (argc - optind != 1)
@@ -424,5 +191,14 @@ int cgs_cmd_compile(int argc, char **argv)
 	if (!output || !*output)
 		return cgs_cli_usage_error("compile",
 					   "-o MANIFEST is required");
-	return compile(argv[optind], output, &limits, quiet);
+	if (getenv("CGSLOT_PRODUCER") && *getenv("CGSLOT_PRODUCER") &&
+	    strcmp(getenv("CGSLOT_PRODUCER"), cgs_manifest_producer()) != 0)
+		return cgs_cli_usage_error("compile",
+					   "CGSLOT_PRODUCER must be 1 to %d printable ASCII characters",
+					   CGS_MANIFEST_PRODUCER_MAX);
+	if (cgs_atomic_file_same(argv[optind], output))
+		return cgs_cli_usage_error("compile",
+					   "the output '%s' is the schedule itself; give another -o MANIFEST",
+					   output);
+	return compile(argv[optind], output, &limits, quiet, threads);
 }

@@ -20,12 +20,49 @@ static void print_entries(const int32_t *e, uint64_t n)
 	putchar('\n');
 }
 
-static int orders_from_params(const struct cgs_order_params *p)
+/*
+ * The limits a schedule is held to (cgslot(1), LIMITS), applied to the
+ * flags before anything is allocated: each flag's own limit, then the
+ * entries of the one order.  Returns 0 or CGS_E_LIMIT.
+ */
+static int check_limits(const struct cgs_order_params *p,
+			const struct cgs_limits *limits, struct cgs_error *err)
+{
+	static const char *const flag[] = {"--pp", "--vpp", "--microbatches"};
+	static const char *const name[] = {"pp", "vpp", "microbatches"};
+	const uint64_t value[] = {p->pp, p->vpp, p->microbatches};
+	const uint64_t limit[] = {limits->pp, limits->vpp, limits->microbatches};
+	char what[128];
+	uint64_t entries;
+	size_t i;
+
+	for (i = 0; i < sizeof(value) / sizeof(value[0]); i++) {
+		if (value[i] <= limit[i])
+			continue;
+		snprintf(what, sizeof(what), "%s %llu", flag[i],
+			 (unsigned long long)value[i]);
+		return cgs_limit_error(err, NULL, 0, 0, name[i], limit[i], what);
+	}
+	entries = 2 * (uint64_t)p->microbatches * p->vpp;
+	if (entries > limits->order_entries) {
+		snprintf(what, sizeof(what),
+			 "the order's entry count (2 x %u microbatches x %u chunks = %llu)",
+			 p->microbatches, p->vpp, (unsigned long long)entries);
+		return cgs_limit_error(err, NULL, 0, 0, "order_entries",
+				       limits->order_entries, what);
+	}
+	return 0;
+}
+
+static int orders_from_params(const struct cgs_order_params *p,
+			      const struct cgs_limits *limits)
 {
 	struct cgs_error err = {0};
 	int32_t *entries;
 	int rc;
 
+	if (check_limits(p, limits, &err))
+		return cgs_cli_report(&err);
 	entries = malloc(cgs_order_length(p) * sizeof(*entries));
 	if (!entries) {
 		fprintf(stderr, "cgslot: error: out of memory\n");
@@ -86,16 +123,17 @@ int cgs_cmd_orders(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_PP:
 			rc = cgs_cli_parse_u32("orders", "--pp", optarg, 1,
-					       limits.pp, &p.pp);
+					       UINT32_MAX, &p.pp);
 			have_pp = 1;
 			break;
 		case OPT_VPP:
 			rc = cgs_cli_parse_u32("orders", "--vpp", optarg, 1,
-					       limits.vpp, &p.vpp);
+					       INT32_MAX, &p.vpp);
 			break;
 		case OPT_GROUP:
 			rc = cgs_cli_parse_u32("orders", "--group", optarg, 1,
@@ -104,7 +142,7 @@ int cgs_cmd_orders(int argc, char **argv)
 			break;
 		case OPT_MB:
 			rc = cgs_cli_parse_u32("orders", "--microbatches",
-					       optarg, 1, limits.microbatches,
+					       optarg, 1, UINT32_MAX,
 					       &p.microbatches);
 			have_mb = 1;
 			break;
@@ -119,7 +157,7 @@ int cgs_cmd_orders(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("orders");
 		default:
-			return cgs_cli_usage_error("orders", "unknown option");
+			return cgs_cli_bad_option("orders", opt, argv);
 		}
 		if (rc)
 			return rc;
@@ -142,5 +180,5 @@ int cgs_cmd_orders(int argc, char **argv)
 			p.pp - 1);
 	if (!have_group)
 		p.group = p.pp;
-	return orders_from_params(&p);
+	return orders_from_params(&p, &limits);
 }

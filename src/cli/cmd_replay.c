@@ -64,7 +64,8 @@ static int parse_args(int argc, char **argv, struct replay_opts *o)
 	o->iterations = 100;
 	o->seed = 1;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
 		switch (opt) {
 		case OPT_RANK:
 			rc = cgs_cli_parse_u32("replay", "--rank", optarg, 0,
@@ -94,7 +95,7 @@ static int parse_args(int argc, char **argv, struct replay_opts *o)
 		case 'h':
 			return cgs_cli_help("replay") == 0 ? -1 : CGS_EXIT_SYSTEM;
 		default:
-			return cgs_cli_usage_error("replay", "unknown option");
+			return cgs_cli_bad_option("replay", opt, argv);
 		}
 		if (rc)
 			return rc;
@@ -126,7 +127,7 @@ int cgs_cmd_replay(int argc, char **argv)
 #include "cgslot/cgslot.h"
 #include "common/error.h"
 #include "manifest/manifest.h"
-#include "runtime/selftest.h"
+#include "cli/selftest.h"
 
 /* Launch timing: the median over this many replays of the largest count. */
 #define TIMING_RUNS 51
@@ -198,6 +199,24 @@ static void *slot_address(const struct replay *r, uint32_t v, uint32_t c,
 	return (char *)base + offset;
 }
 
+/* Layers of chunk c of the open runtime (c < vpp, so the lookup holds). */
+static uint32_t chunk_layers(const struct replay *r, uint32_t c)
+{
+	uint32_t layers = 0;
+
+	(void)cgs_runtime_chunk_layers(r->rt, c, &layers, NULL);
+	return layers;
+}
+
+/* Reachable count i of the open runtime (i < n_reachable). */
+static uint32_t reachable(const struct replay *r, uint32_t i)
+{
+	uint32_t n = 0;
+
+	(void)cgs_runtime_reachable(r->rt, i, &n, NULL);
+	return n;
+}
+
 static int same_frame(const struct cgs_graph_desc *g,
 		      const struct frame_id *f)
 {
@@ -216,7 +235,7 @@ static int record_graph(void *user, const struct cgs_graph_desc *g,
 {
 	struct replay *r = user;
 	struct cgs_selftest_graph sg;
-	uint32_t layers = cgs_runtime_chunk_layers(r->rt, g->chunk);
+	uint32_t layers = chunk_layers(r, g->chunk);
 	uint64_t bytes;
 	void *p;
 	int i;
@@ -273,7 +292,7 @@ static int choose_overlap(struct replay *r)
 	const struct cgs_runtime_info *in = &r->info;
 
 	r->neighbour = (struct frame_id){0, 0, 0};
-	if (cgs_runtime_chunk_layers(r->rt, 0) >= 2)
+	if (chunk_layers(r, 0) >= 2)
 		r->victim = (struct frame_id){0, 0, 1};
 	else if (in->slots >= 2)
 		r->victim = (struct frame_id){0, 1, 0};
@@ -407,8 +426,7 @@ static int run_iterations(struct replay *r, uint64_t *mismatched,
 	*launches = 0;
 	t0 = now_ns();
 	for (it = 0; it < r->o.iterations; it++) {
-		n = cgs_runtime_reachable(r->rt,
-			random_below(&r->rng, r->info.n_reachable));
+		n = reachable(r, random_below(&r->rng, r->info.n_reachable));
 		for (k = 0; k < n; k++)
 			variants[k] = random_below(&r->rng, r->info.n_variants);
 		rc = cgs_selftest_begin(r->st, it + 1, 1, r->stream);
@@ -441,7 +459,7 @@ static int time_launches(struct replay *r, double *replay_ns, double *bare_ns,
 			 uint64_t *per_run)
 {
 	uint64_t replay_t[TIMING_RUNS], bare_t[TIMING_RUNS], n_launch, i, t0;
-	uint32_t n = cgs_runtime_reachable(r->rt, r->info.n_reachable - 1);
+	uint32_t n = reachable(r, r->info.n_reachable - 1);
 	struct cgs_error err = {0};
 	cudaGraphExec_t *execs = NULL;
 	uint32_t *variants = NULL, *graphs = NULL, k;
@@ -513,7 +531,7 @@ static void print_header(const struct replay *r, const char *device)
 
 static int replay_run(struct replay *r)
 {
-	struct cgs_runtime_stats stats;
+	struct cgs_runtime_stats stats = {.size = sizeof(stats)};
 	struct cgs_error err = {0};
 	size_t free0 = 0, free1 = 0, total = 0;
 	uint64_t bad = 0, checked = 0, launches = 0, elapsed = 0, per_run = 0;
@@ -567,7 +585,8 @@ static int replay_run(struct replay *r)
 	}
 	if (cgs_runtime_capture(r->rt, record_graph, r, r->stream, &err))
 		return cgs_cli_report(&err);
-	cgs_runtime_stats(r->rt, &stats);
+	if (cgs_runtime_stats(r->rt, &stats, &err))
+		return cgs_cli_report(&err);
 	printf("graphs: %u captured, capture %.1f ms, instantiate %.1f ms\n",
 	       stats.graphs_captured, ms(stats.capture_ns),
 	       ms(stats.instantiate_ns));
@@ -633,8 +652,11 @@ int cgs_cmd_replay(int argc, char **argv)
 	}
 	if (cgs_runtime_open(r.o.path, r.o.rank, (int)r.o.device, &r.rt, &err))
 		return cgs_cli_report(&err);
-	cgs_runtime_info(r.rt, &r.info);
-	status = replay_run(&r);
+	r.info.size = sizeof(r.info);
+	if (cgs_runtime_info(r.rt, &r.info, &err))
+		status = cgs_cli_report(&err);
+	else
+		status = replay_run(&r);
 	if (r.stream)
 		(void)cudaStreamSynchronize(r.stream);
 	cgs_runtime_destroy(&r.rt);

@@ -64,7 +64,8 @@ int cgs_cmd_verify(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
+	opterr = 0;
+	while ((opt = getopt_long(argc, argv, ":qh", options, NULL)) != -1) {
 		switch (opt) {
 		case 'q':
 			quiet = 1;
@@ -77,7 +78,7 @@ int cgs_cmd_verify(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("verify");
 		default:
-			return cgs_cli_usage_error("verify", "unknown option");
+			return cgs_cli_bad_option("verify", opt, argv);
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2)

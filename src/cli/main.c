@@ -5,6 +5,7 @@
 #include "cgs_version.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "common/nearest.h"
 
 const struct cgs_command cgs_commands[] = {
 	{"check", cgs_cmd_check, "validate schedule files and their orders",
@@ -23,53 +24,27 @@ const struct cgs_command cgs_commands[] = {
 	 CGS_VERIFY_USAGE},
 	{"replay", cgs_cmd_replay, "capture and replay a manifest on the GPU",
 	 CGS_REPLAY_USAGE},
+	{"pack", cgs_cmd_pack, "place buffers with lifetimes at offsets (CSV)",
+	 CGS_PACK_USAGE},
 	{NULL, NULL, NULL, NULL},
 };
-
-/* Edit distance of two short words (insert, delete, substitute, swap). */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t d[16][16];
-
-	if (la > 15 || lb > 15)
-		return (size_t)-1;
-	for (i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (i = 1; i <= la; i++)
-		for (j = 1; j <= lb; j++) {
-			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	return d[la][lb];
-}
 
 /* Refuse an unknown command, naming the closest one when it is close. */
 static int unknown_command(const char *name)
 {
-	const struct cgs_command *c, *best = NULL;
-	size_t dist, best_dist = 3;
+	const char *names[sizeof(cgs_commands) / sizeof(cgs_commands[0])];
+	const struct cgs_command *c;
+	const char *best;
+	size_t n = 0;
 
-	for (c = cgs_commands; c->name; c++) {
-		dist = edit_distance(name, c->name);
-		if (dist < best_dist) {
-			best_dist = dist;
-			best = c;
-		}
-	}
+	/* the table ends with a NULL name, which ends the list too */
+	for (c = cgs_commands; c->name; c++)
+		names[n++] = c->name;
+	names[n] = NULL;
+	best = cgs_nearest(name, strlen(name), names, 2);
 	if (best)
 		fprintf(stderr, "cgslot: '%s' is not a cgslot command; did you mean '%s'?\n",
-			name, best->name);
+			name, best);
 	else
 		fprintf(stderr, "cgslot: '%s' is not a cgslot command; see 'cgslot --help'\n",
 			name);

@@ -49,6 +49,7 @@ static int rank_from_plan(struct cgs_report_rank *rr,
 	uint32_t i;
 
 	rr->rank = rp->rank;
+	rr->slots = rp->slots;
 	rr->n_reachable = rp->n_reachable;
 	rr->reachable = dup_mem(rp->reachable,
 				rp->n_reachable * sizeof(*rr->reachable));
@@ -117,9 +118,12 @@ int cgs_report_from_plan(const struct cgs_plan *plan, struct cgs_report **out,
 		if (!r->variants[i].name)
 			goto nomem;
 	}
-	for (i = 0; i < plan->n_ranks; i++)
+	for (i = 0; i < plan->n_ranks; i++) {
 		if (rank_from_plan(&r->ranks[i], &plan->ranks[i]))
 			goto nomem;
+		if (r->ranks[i].slots != r->slots)
+			r->per_rank = 1;
+	}
 	*out = r;
 	return 0;
 nomem:
@@ -255,7 +259,16 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 	fprintf(out, "variants:");
 	for (i = 0; i < r->n_variants; i++)
 		fprintf(out, " %s (cp %u)", r->variants[i].name, r->variants[i].cp);
-	fprintf(out, "\nring: %u slots shared by every rank\n", r->slots);
+	if (r->per_rank) {
+		fprintf(out, "\nring: per rank,");
+		for (i = 0; i < r->n_ranks; i++)
+			fprintf(out, "%s rank %u %u slots", i ? "," : "",
+				r->ranks[i].rank, r->ranks[i].slots);
+		fprintf(out, "\n");
+	} else {
+		fprintf(out, "\nring: %u slots shared by every rank\n",
+			r->slots);
+	}
 	for (i = 0; i < r->n_ranks; i++) {
 		const struct cgs_report_rank *rr = &r->ranks[i];
 
@@ -330,7 +343,7 @@ static json_t *role_json(const struct cgs_report_role *r)
 	return o;
 }
 
-static json_t *rank_json(const struct cgs_report_rank *rr)
+static json_t *rank_json(const struct cgs_report_rank *rr, int per_rank)
 {
 	json_t *o = json_object(), *reach = json_array(), *arenas = json_array();
 	uint32_t i;
@@ -348,6 +361,8 @@ static json_t *rank_json(const struct cgs_report_rank *rr)
 			ok = 0;
 	}
 	put(o, "rank", u64(rr->rank), &ok);
+	if (per_rank)
+		put(o, "slots", u64(rr->slots), &ok);
 	put(o, "reachable", reach, &ok);
 	put(o, "graphs", u64(rr->graphs), &ok);
 	put(o, "saved", role_json(&rr->saved), &ok);
@@ -401,7 +416,7 @@ int cgs_report_print_json(FILE *out, const struct cgs_report *r)
 	}
 	put(doc, "variants", variants, &ok);
 	for (i = 0; ok && i < r->n_ranks; i++) {
-		json_t *rank = rank_json(&r->ranks[i]);
+		json_t *rank = rank_json(&r->ranks[i], r->per_rank);
 
 		if (!rank || json_array_append_new(ranks, rank))
 			ok = 0;
@@ -428,8 +443,12 @@ int cgs_report_print_te_plan(FILE *out, const struct cgs_report *r)
 		const struct cgs_report_rank *rr = &r->ranks[i];
 		uint32_t base = 0, first = 1;
 
-		fprintf(out, "%s\n    {\n      \"rank\": %u,\n      \"plan\": [",
-			i ? "," : "", rr->rank);
+		S = rr->slots;
+		fprintf(out, "%s\n    {\n      \"rank\": %u,", i ? "," : "",
+			rr->rank);
+		if (r->per_rank)
+			fprintf(out, "\n      \"slots\": %u,", S);
+		fprintf(out, "\n      \"plan\": [");
 		for (v = 0; v < r->n_variants; v++) {
 			base = 0;
 			for (c = 0; c < r->vpp; c++) {

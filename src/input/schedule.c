@@ -11,6 +11,7 @@
 
 #include "common/checked.h"
 #include "common/error.h"
+#include "common/nearest.h"
 #include "input/node.h"
 #include "input/schedule.h"
 #include "input/units.h"
@@ -111,7 +112,8 @@ static int in_list(const struct cgs_node *key, const char *const *words)
 static int only_keys(struct ctx *c, const struct cgs_node *map,
 		     const char *path, const char *const *accepted)
 {
-	char list[256], q[QUOTE_LEN];
+	char list[256], q[QUOTE_LEN], hint[QUOTE_LEN + 24] = "";
+	const char *near;
 	size_t i;
 
 	for (i = 0; i + 1 < map->count; i += 2) {
@@ -121,11 +123,18 @@ static int only_keys(struct ctx *c, const struct cgs_node *map,
 			continue;
 		join_list(accepted, list, sizeof(list));
 		cgs_node_quote(k, q, sizeof(q));
+		/* a short key is near too much: one edit at most there */
+		near = cgs_nearest(k->text, k->len, accepted, k->len > 4 ? 2 : 1);
+		if (near)
+			snprintf(hint, sizeof(hint), " (did you mean '%s'?)",
+				 near);
 		if (!*path)
 			return fail(c, k, CGS_E_INVALID,
-				    "unknown key %s; accepted: %s", q, list);
+				    "unknown key %s%s; accepted: %s", q, hint,
+				    list);
 		return fail(c, k, CGS_E_INVALID,
-			    "unknown key %s in %s; accepted: %s", q, path, list);
+			    "unknown key %s in %s%s; accepted: %s", q, path,
+			    hint, list);
 	}
 	return 0;
 }
@@ -230,6 +239,44 @@ static int get_size(struct ctx *c, const struct cgs_node *n, const char *path,
 		    "%s must be a whole number of bytes or a size with a unit "
 		    "such as 1.5GiB (" CGS_UNITS_ACCEPTED "), got %s", path,
 		    shown(n, got, sizeof(got)));
+}
+
+/* A boolean scalar into *out. */
+static int get_bool(struct ctx *c, const struct cgs_node *n, const char *path,
+		    int *out)
+{
+	char got[QUOTE_LEN + 32];
+
+	if (n->kind != CGS_NODE_SCALAR || n->type != CGS_SCALAR_BOOL)
+		return fail(c, n, CGS_E_INVALID,
+			    "%s must be true or false, got %s", path,
+			    shown(n, got, sizeof(got)));
+	*out = n->text[0] == 't' || n->text[0] == 'T';
+	return 0;
+}
+
+/* slots: {max: N, per_rank: B}: a ring search, or rings per rank. */
+static int parse_ring_search(struct ctx *c, const struct cgs_node *n)
+{
+	static const char *const keys[] = {"max", "per_rank", NULL};
+	const struct cgs_node *v;
+	uint64_t max;
+	int rc, per_rank = 0;
+
+	if ((rc = only_keys(c, n, "pipeline.slots", keys)))
+		return rc;
+	if ((v = cgs_node_get(n, "max"))) {
+		if ((rc = get_int(c, v, "pipeline.slots.max", 1, UINT32_MAX,
+				  &max, NULL)))
+			return rc;
+		c->s->slots_max = (uint32_t)max;
+	}
+	if ((v = cgs_node_get(n, "per_rank"))) {
+		if ((rc = get_bool(c, v, "pipeline.slots.per_rank", &per_rank)))
+			return rc;
+		c->s->slots_per_rank = per_rank;
+	}
+	return 0;
 }
 
 static int get_string(struct ctx *c, const struct cgs_node *n,
@@ -459,10 +506,13 @@ static int parse_pipeline(struct ctx *c, const struct cgs_node *p)
 					  &v, NULL)))
 				return rc;
 			s->slots = (uint32_t)v;
+		} else if (n->kind == CGS_NODE_MAP) {
+			return parse_ring_search(c, n);
 		} else {
 			return fail(c, n, CGS_E_INVALID,
-				    "pipeline.slots must be 'auto' or an "
-				    "integer >= 1, got %s",
+				    "pipeline.slots must be 'auto', an "
+				    "integer >= 1 or a mapping with max and "
+				    "per_rank, got %s",
 				    shown(n, got, sizeof(got)));
 		}
 	}
@@ -828,6 +878,8 @@ static int check_rank_totals(struct ctx *c)
 	uint32_t v, r;
 	int rc = 0, role;
 
+	if (s->slots_max > ring)  /* a ring search may go this far */
+		ring = s->slots_max;
 	cgs_mul_u64(ring, cgs_schedule_layers_total(s), &frames);
 	maxima = calloc(s->n_variants, sizeof(*maxima));
 	n_maxima = calloc(s->n_variants, sizeof(*n_maxima));
@@ -1197,7 +1249,9 @@ static void fnv_u64(uint64_t *h, uint64_t v)
  * little-endian whatever its width in the model:
  *
  *   1 (format version), pp, vpp, layers[0..vpp), group, max_microbatches,
- *   n_ranks, ranks[0..n_ranks) (ascending), slots (0 = auto), alignment,
+ *   n_ranks, ranks[0..n_ranks) (ascending), slots (0 = auto), then,
+ *   only when the ring is searched or per rank, slots_max (0 = none) and
+ *   per_rank (0 or 1), alignment,
  *   n_variants, then per variant in model order (ascending cp):
  *     cp, name length, name bytes, bytes[input, output, saved, user_grad],
  *     n_overrides, then per override in file order:
@@ -1229,6 +1283,10 @@ uint64_t cgs_schedule_hash(const struct cgs_schedule *s)
 	for (i = 0; i < s->n_ranks; i++)
 		fnv_u64(&h, s->ranks[i]);
 	fnv_u64(&h, s->slots);
+	if (s->slots_max || s->slots_per_rank) {
+		fnv_u64(&h, s->slots_max);
+		fnv_u64(&h, (uint64_t)s->slots_per_rank);
+	}
 	fnv_u64(&h, s->alignment);
 	fnv_u64(&h, s->n_variants);
 	for (i = 0; i < s->n_variants; i++) {

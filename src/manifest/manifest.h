@@ -46,6 +46,9 @@
 #define CGS_MANIFEST_ROLE_INPUT 0
 #define CGS_MANIFEST_ROLE_OUTPUT 1
 #define CGS_MANIFEST_ROLE_SAVED 2
+/* The user-gradient layer range's role value, and the number of roles. */
+#define CGS_MANIFEST_ROLE_USER_GRAD 3
+#define CGS_MANIFEST_ROLES 4
 
 struct cgs_manifest;
 

@@ -111,6 +111,18 @@ static int check_header(struct check *c)
 	minor = cgs_get_le16(b + 10);
 	c->m->info.major = major;
 	c->m->info.minor = minor;
+	/*
+	 * Every major keeps the magic, the version, file_bytes and the
+	 * trailing CRC-32C where they are (cgslot-manifest(5), VERSIONS):
+	 * a newer file has them right, a corrupt header has not, and its
+	 * "version" is noise not worth printing.
+	 */
+	if (major > CGS_MANIFEST_MAJOR &&
+	    (cgs_get_le64(b + 24) != len ||
+	     cgs_get_le32(b + len - 4) != cgs_crc32c(0, b, len - 4)))
+		return fail(c, CGS_E_FORMAT,
+			    "manifest header is corrupt: its version field, recorded length and checksum match no manifest (this cgslot reads format %d.x)",
+			    CGS_MANIFEST_MAJOR);
 	if (major > CGS_MANIFEST_MAJOR)
 		return fail(c, CGS_E_VERSION,
 			    "manifest format %u.%u is newer than this cgslot reads (%d.x); use a newer cgslot",
@@ -1216,7 +1228,8 @@ int cgs_manifest_open_file(const char *path, struct cgs_manifest **out,
 		return cgs_error_set(err, CGS_E_ARG,
 				     "cgs_manifest_open_file: NULL argument");
 	*out = NULL;
-	fd = open(path, O_RDONLY | O_CLOEXEC);
+	/* O_NONBLOCK: a FIFO with no writer is refused below, not waited on. */
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
 	if (fd < 0)
 		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
 				    "cannot open manifest: %s",

@@ -6,9 +6,18 @@
 #include "cgs_version.h"
 #include "common/crc32c.h"
 #include "common/error.h"
+#include "input/schedule.h"
 #include "manifest/format.h"
 #include "manifest/manifest.h"
 #include "plan/plan.h"
+
+/* The planner's role values are the manifest's (and so the runtime's). */
+_Static_assert(CGS_ROLE_INPUT == CGS_MANIFEST_ROLE_INPUT &&
+	       CGS_ROLE_OUTPUT == CGS_MANIFEST_ROLE_OUTPUT &&
+	       CGS_ROLE_SAVED == CGS_MANIFEST_ROLE_SAVED &&
+	       CGS_ROLE_USER_GRAD == CGS_MANIFEST_ROLE_USER_GRAD &&
+	       CGS_ROLE_COUNT == CGS_MANIFEST_ROLES,
+	       "enum cgs_role must keep the manifest's role values");
 
 /* Section payloads in file order; index = section id. */
 struct layout {
@@ -86,6 +95,12 @@ static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 	for (r = 0; r < p->n_ranks; r++) {
 		const struct cgs_rank_plan *rp = &p->ranks[r];
 
+		if (rp->slots && rp->slots != p->slots)
+			return cgs_error_at(err, CGS_E_INVALID, s->path, 0, 0,
+					    "rank %u has a ring of %u slots and another rank %u; manifest format %u.%u stores one ring for every rank, so rings per rank (slots.per_rank) can be planned but not compiled yet",
+					    rp->rank, rp->slots, p->slots,
+					    CGS_MANIFEST_MAJOR,
+					    CGS_MANIFEST_MINOR);
 		if (rp->n_saved != *n_saved || rp->n_user_grad != n_ug ||
 		    rp->order_start[0] != 0)
 			return cgs_error_set(err, CGS_E_INVALID,
@@ -108,10 +123,23 @@ static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 	return 0;
 }
 
+const char *cgs_manifest_producer(void)
+{
+	const char *env = getenv("CGSLOT_PRODUCER");
+	size_t i, n = env ? strlen(env) : 0;
+
+	if (n == 0 || n > CGS_MANIFEST_PRODUCER_MAX)
+		return CGS_VERSION_STRING;
+	for (i = 0; i < n; i++)
+		if (env[i] < 0x20 || env[i] > 0x7e)
+			return CGS_VERSION_STRING;
+	return env;
+}
+
 static uint64_t strings_len(const struct cgs_schedule *s)
 {
 	uint64_t n = strlen(s->name ? s->name : "") + 1 +
-		     strlen(CGS_VERSION_STRING) + 1;
+		     strlen(cgs_manifest_producer()) + 1;
 	uint32_t v;
 
 	for (v = 0; v < s->n_variants; v++)
@@ -207,8 +235,8 @@ static void write_strings(uint8_t *b, uint8_t *variants,
 	n = strlen(s->name ? s->name : "") + 1;
 	memcpy(p, s->name ? s->name : "", n);
 	p += n;
-	n = strlen(CGS_VERSION_STRING) + 1;
-	memcpy(p, CGS_VERSION_STRING, n);
+	n = strlen(cgs_manifest_producer()) + 1;
+	memcpy(p, cgs_manifest_producer(), n);
 	p += n;
 	for (v = 0; v < s->n_variants; v++) {
 		n = strlen(s->variants[v].name) + 1;

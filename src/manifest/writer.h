@@ -19,7 +19,7 @@ struct cgs_plan;
  * *out with its length in *len; the caller frees it with free().
  * `schedule_hash` is cgs_schedule_hash(plan->schedule), passed in so the
  * format stage does not link the input stage.  The output depends on the
- * plan and the cgslot version alone: byte-identical on every machine.
+ * plan and the producer string alone: byte-identical on every machine.
  * Errors: CGS_E_NOMEM; CGS_E_LIMIT when a count does not fit the format
  * (more than 2^32-1 frames or graphs per rank); CGS_E_INVALID when the
  * plan's shape disagrees with its schedule (frame counts, order lengths)
@@ -29,5 +29,14 @@ struct cgs_plan;
  */
 int cgs_manifest_write(const struct cgs_plan *plan, uint64_t schedule_hash,
 		       void **out, size_t *len, struct cgs_error *err);
+
+/*
+ * The producer string the writer stores: the cgslot version, or
+ * CGSLOT_PRODUCER from the environment when it is 1 to
+ * CGS_MANIFEST_PRODUCER_MAX printable ASCII characters.  Test data pins it
+ * so that a release does not rewrite every golden manifest.
+ */
+#define CGS_MANIFEST_PRODUCER_MAX 64
+const char *cgs_manifest_producer(void);
 
 #endif

@@ -87,7 +87,7 @@ int cgs_runtime_allocate(struct cgs_runtime *rt, uint64_t *bytes,
 	int prev, rc;
 
 	if (!rt)
-		return cgs_error_set(err, CGS_E_ARG, "the runtime is NULL");
+		return cgs_runtime_null(err, __func__, "rt");
 	if (rt->allocated)
 		return cgs_error_set(err, CGS_E_STATE,
 				     "the arenas of rank %u are already allocated",
@@ -114,6 +114,8 @@ int cgs_runtime_allocate(struct cgs_runtime *rt, uint64_t *bytes,
 int cgs_runtime_arena(const struct cgs_runtime *rt, uint32_t a, void **base,
 		      uint64_t *bytes, struct cgs_error *err)
 {
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
 	if (a >= rt->info.n_arenas)
 		return cgs_error_set(err, CGS_E_ARG,
 				     "arena %u is out of range; accepted: 0..%u",

@@ -89,9 +89,10 @@ int cgs_runtime_capture(struct cgs_runtime *rt, cgs_record_fn record,
 	cudaError_t crc;
 	int prev, rc;
 
-	if (!rt || !record)
-		return cgs_error_set(err, CGS_E_ARG,
-				     "cgs_runtime_capture needs a runtime and a record callback");
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
+	if (!record)
+		return cgs_runtime_null(err, __func__, "record");
 	if (stream == cudaStreamLegacy)
 		return cgs_error_set(err, CGS_E_ARG,
 				     "the legacy default stream cannot capture; pass a stream created with cudaStreamCreate, or NULL");
@@ -129,7 +130,7 @@ int cgs_runtime_adopt(struct cgs_runtime *rt, uint32_t g,
 		      struct cgs_error *err)
 {
 	if (!rt)
-		return cgs_error_set(err, CGS_E_ARG, "the runtime is NULL");
+		return cgs_runtime_null(err, __func__, "rt");
 	if (g >= rt->info.n_graphs)
 		return cgs_error_set(err, CGS_E_ARG,
 				     "graph %u is out of range; accepted: 0..%u",

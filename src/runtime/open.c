@@ -10,7 +10,61 @@
 
 #include "common/error.h"
 #include "manifest/format.h"
+#include "manifest/manifest.h"
 #include "runtime/runtime.h"
+
+/*
+ * The public roles are the manifest's (and, through the writer's own
+ * assertions, the planner's): the values are stored in manifests.
+ */
+_Static_assert(CGS_RUNTIME_INPUT == CGS_MANIFEST_ROLE_INPUT &&
+	       CGS_RUNTIME_OUTPUT == CGS_MANIFEST_ROLE_OUTPUT &&
+	       CGS_RUNTIME_SAVED == CGS_MANIFEST_ROLE_SAVED &&
+	       CGS_RUNTIME_USER_GRAD == CGS_MANIFEST_ROLE_USER_GRAD &&
+	       CGS_RUNTIME_ROLES == CGS_MANIFEST_ROLES,
+	       "enum cgs_runtime_role must keep the manifest's role values");
+
+/*
+ * The layouts of ABI 0.2, pinned: a field moved or inserted breaks every
+ * caller built before; fields are only appended.
+ */
+_Static_assert(CGS_INFO_SIZE_0_2 == 72 &&
+	       offsetof(struct cgs_runtime_info, size) == 0 &&
+	       offsetof(struct cgs_runtime_info, n_arenas) == 52,
+	       "struct cgs_runtime_info changed its 0.2 layout");
+_Static_assert(CGS_DESC_SIZE_0_2 == 72 + 4 * sizeof(void *) &&
+	       offsetof(struct cgs_graph_desc, size) == 0 &&
+	       offsetof(struct cgs_graph_desc, addr) == 40,
+	       "struct cgs_graph_desc changed its 0.2 layout");
+_Static_assert(CGS_STATS_SIZE_0_2 == 32 &&
+	       offsetof(struct cgs_runtime_stats, size) == 0 &&
+	       offsetof(struct cgs_runtime_stats, capture_ns) == 16,
+	       "struct cgs_runtime_stats changed its 0.2 layout");
+
+int cgs_runtime_null(struct cgs_error *err, const char *fn, const char *arg)
+{
+	return cgs_error_set(err, CGS_E_ARG, "%s: the argument '%s' is NULL",
+			     fn, arg);
+}
+
+int cgs_runtime_fill_sized(void *dst, const void *src, size_t own, size_t min,
+			   const char *fn, const char *arg,
+			   struct cgs_error *err)
+{
+	uint32_t size, n;
+
+	if (!dst)
+		return cgs_runtime_null(err, fn, arg);
+	memcpy(&size, dst, sizeof(size));
+	if (size < min)
+		return cgs_error_set(err, CGS_E_ARG,
+				     "%s: %s->size is %u; set it to sizeof the struct (at least %zu)",
+				     fn, arg, size, min);
+	n = size < own ? size : (uint32_t)own;
+	memcpy(dst, src, n);
+	memcpy(dst, &n, sizeof(n));
+	return 0;
+}
 
 uint64_t cgs_runtime_now_ns(void)
 {
@@ -61,7 +115,8 @@ static void expand_order(struct cgs_runtime *rt, uint32_t i, uint32_t *fwd,
 		if (e > 0) {
 			c = (uint32_t)e - 1;
 			mb = fwd[c]++;
-			f0 = cgs_runtime_frame(rt, c, rt->ring[mb], 0);
+			f0 = cgs_runtime_frame(rt, c,
+					cgs_runtime_ring_slot(rt, i, c, mb), 0);
 			for (l = 0; l < rt->layers[c]; l++) {
 				out->base = (f0 + l) * 2 + CGS_RUNTIME_FORWARD;
 				out->microbatch = mb;
@@ -70,7 +125,8 @@ static void expand_order(struct cgs_runtime *rt, uint32_t i, uint32_t *fwd,
 		} else {
 			c = (uint32_t)-e - 1;
 			mb = bwd[c]++;
-			f0 = cgs_runtime_frame(rt, c, rt->ring[mb], 0);
+			f0 = cgs_runtime_frame(rt, c,
+					cgs_runtime_ring_slot(rt, i, c, mb), 0);
 			for (l = rt->layers[c]; l-- > 0;) {
 				out->base = (f0 + l) * 2 + CGS_RUNTIME_BACKWARD;
 				out->microbatch = mb;
@@ -87,6 +143,7 @@ static int build_tables(struct cgs_runtime *rt, struct cgs_error *err)
 	uint32_t c, i, *counters = NULL;
 	uint64_t total = 0;
 
+	in->size = sizeof(*in);
 	in->pp = mi->pp;
 	in->vpp = mi->vpp;
 	in->group = mi->group;
@@ -130,6 +187,7 @@ static int build_tables(struct cgs_runtime *rt, struct cgs_error *err)
 	for (i = 0; i < in->max_microbatches; i++)
 		rt->ring[i] = i % in->slots;
 	rt->n_missing = in->n_graphs;
+	rt->stats.size = sizeof(rt->stats);
 
 	for (i = 0; i < in->n_reachable; i++) {
 		rt->reachable[i] = cgs_manifest_reachable(rt->manifest, rt->ri, i);
@@ -244,36 +302,96 @@ int cgs_runtime_open_buffer(const void *buf, size_t len, const char *name,
 	return 0;
 }
 
-void cgs_runtime_info(const struct cgs_runtime *rt,
-		      struct cgs_runtime_info *info)
+int cgs_runtime_info(const struct cgs_runtime *rt,
+		     struct cgs_runtime_info *info, struct cgs_error *err)
 {
-	*info = rt->info;
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
+	return cgs_runtime_fill_sized(info, &rt->info, sizeof(rt->info),
+				      CGS_INFO_SIZE_0_2, __func__, "info",
+				      err);
 }
 
-uint32_t cgs_runtime_reachable(const struct cgs_runtime *rt, uint32_t i)
+int cgs_runtime_reachable(const struct cgs_runtime *rt, uint32_t i,
+			  uint32_t *count, struct cgs_error *err)
 {
-	return i < rt->info.n_reachable ? rt->reachable[i] : 0;
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
+	if (!count)
+		return cgs_runtime_null(err, __func__, "count");
+	if (i >= rt->info.n_reachable)
+		return cgs_error_set(err, CGS_E_ARG,
+				     "reachable count index %u is out of range; accepted: 0..%u",
+				     i, rt->info.n_reachable - 1);
+	*count = rt->reachable[i];
+	return 0;
 }
 
-uint32_t cgs_runtime_chunk_layers(const struct cgs_runtime *rt, uint32_t c)
+int cgs_runtime_chunk_layers(const struct cgs_runtime *rt, uint32_t chunk,
+			     uint32_t *layers, struct cgs_error *err)
 {
-	return c < rt->info.vpp ? rt->layers[c] : 0;
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
+	if (!layers)
+		return cgs_runtime_null(err, __func__, "layers");
+	if (chunk >= rt->info.vpp)
+		return cgs_error_set(err, CGS_E_ARG,
+				     "chunk %u is out of range; accepted: 0..%u",
+				     chunk, rt->info.vpp - 1);
+	*layers = rt->layers[chunk];
+	return 0;
 }
 
-uint32_t cgs_runtime_slot(const struct cgs_runtime *rt, uint32_t k)
+/*
+ * Check (microbatches, chunk, k) and store microbatch k's slot: shared by
+ * cgs_runtime_slot and cgs_runtime_locate.
+ */
+static int microbatch_slot(const struct cgs_runtime *rt,
+			   uint32_t microbatches, uint32_t chunk, uint32_t k,
+			   uint32_t *slot, struct cgs_error *err)
 {
-	return k < rt->info.max_microbatches ? rt->ring[k] : 0;
+	uint32_t idx;
+	int rc;
+
+	rc = cgs_runtime_find_count(rt, microbatches, &idx, err);
+	if (rc)
+		return rc;
+	if (chunk >= rt->info.vpp)
+		return cgs_error_set(err, CGS_E_ARG,
+				     "chunk %u is out of range; accepted: 0..%u",
+				     chunk, rt->info.vpp - 1);
+	if (k >= microbatches)
+		return cgs_error_set(err, CGS_E_ARG,
+				     "microbatch %u is out of range for an iteration of %u; accepted: 0..%u",
+				     k, microbatches, microbatches - 1);
+	*slot = cgs_runtime_ring_slot(rt, idx, chunk, k);
+	return 0;
+}
+
+int cgs_runtime_slot(const struct cgs_runtime *rt, uint32_t microbatches,
+		     uint32_t chunk, uint32_t k, uint32_t *slot,
+		     struct cgs_error *err)
+{
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
+	if (!slot)
+		return cgs_runtime_null(err, __func__, "slot");
+	return microbatch_slot(rt, microbatches, chunk, k, slot, err);
 }
 
 uint32_t cgs_runtime_graph_count(const struct cgs_runtime *rt)
 {
-	return cgs_manifest_capture_count(rt->manifest, rt->ri);
+	return rt ? cgs_manifest_capture_count(rt->manifest, rt->ri) : 0;
 }
 
-void cgs_runtime_stats(const struct cgs_runtime *rt,
-		       struct cgs_runtime_stats *stats)
+int cgs_runtime_stats(const struct cgs_runtime *rt,
+		      struct cgs_runtime_stats *stats, struct cgs_error *err)
 {
-	*stats = rt->stats;
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
+	return cgs_runtime_fill_sized(stats, &rt->stats, sizeof(rt->stats),
+				      CGS_STATS_SIZE_0_2, __func__, "stats",
+				      err);
 }
 
 /* Arena, offset and size of a role of saved frame f for variant v. */
@@ -336,6 +454,8 @@ int cgs_runtime_slot_locate(const struct cgs_runtime *rt, uint32_t variant,
 	uint64_t o, b;
 	int rc;
 
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
 	rc = check_place(rt, variant, chunk, layer, role, err);
 	if (rc)
 		return rc;
@@ -355,40 +475,42 @@ int cgs_runtime_slot_locate(const struct cgs_runtime *rt, uint32_t variant,
 }
 
 int cgs_runtime_locate(const struct cgs_runtime *rt, uint32_t variant,
-		       uint32_t chunk, uint32_t layer, uint32_t microbatch,
-		       enum cgs_runtime_role role, uint32_t *arena,
-		       uint64_t *offset, uint64_t *bytes,
+		       uint32_t chunk, uint32_t layer, uint32_t microbatches,
+		       uint32_t microbatch, enum cgs_runtime_role role,
+		       uint32_t *arena, uint64_t *offset, uint64_t *bytes,
 		       struct cgs_error *err)
 {
+	uint32_t slot = 0;
 	int rc;
 
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
 	rc = check_place(rt, variant, chunk, layer, role, err);
 	if (rc)
 		return rc;
-	if (microbatch >= rt->info.max_microbatches)
-		return cgs_error_set(err, CGS_E_ARG,
-				     "microbatch %u is out of range; accepted: 0..%u (L = %u)",
-				     microbatch, rt->info.max_microbatches - 1,
-				     rt->info.max_microbatches);
-	return cgs_runtime_slot_locate(rt, variant, chunk, layer,
-				       rt->ring[microbatch], role, arena,
-				       offset, bytes, err);
+	rc = microbatch_slot(rt, microbatches, chunk, microbatch, &slot, err);
+	if (rc)
+		return rc;
+	return cgs_runtime_slot_locate(rt, variant, chunk, layer, slot, role,
+				       arena, offset, bytes, err);
 }
 
 int cgs_runtime_address(const struct cgs_runtime *rt, uint32_t variant,
-			uint32_t chunk, uint32_t layer, uint32_t microbatch,
-			enum cgs_runtime_role role, void **addr,
-			uint64_t *bytes, struct cgs_error *err)
+			uint32_t chunk, uint32_t layer, uint32_t microbatches,
+			uint32_t microbatch, enum cgs_runtime_role role,
+			void **addr, uint64_t *bytes, struct cgs_error *err)
 {
 	uint32_t a;
 	uint64_t o, b;
 	int rc;
 
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
 	if (!rt->allocated)
 		return cgs_error_set(err, CGS_E_STATE,
 				     "arenas are not allocated yet; call cgs_runtime_allocate first");
-	rc = cgs_runtime_locate(rt, variant, chunk, layer, microbatch, role,
-				&a, &o, &b, err);
+	rc = cgs_runtime_locate(rt, variant, chunk, layer, microbatches,
+				microbatch, role, &a, &o, &b, err);
 	if (rc)
 		return rc;
 	if (addr)
@@ -407,6 +529,7 @@ void cgs_runtime_describe(const struct cgs_runtime *rt, uint32_t g,
 	unsigned r;
 
 	memset(d, 0, sizeof(*d));
+	d->size = sizeof(*d);
 	cgs_manifest_graph_split(rt->manifest, g, &v, &f, &dir);
 	fr = cgs_manifest_saved_frame(rt->manifest, rt->ri, f);
 	d->index = g;
@@ -429,21 +552,26 @@ int cgs_runtime_graph_desc(const struct cgs_runtime *rt, uint32_t i,
 			   struct cgs_graph_desc *desc,
 			   struct cgs_error *err)
 {
-	uint32_t n = cgs_runtime_graph_count(rt);
+	struct cgs_graph_desc d;
+	uint32_t n;
 
-	if (!desc || i >= n)
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
+	n = cgs_runtime_graph_count(rt);
+	if (i >= n)
 		return cgs_error_set(err, CGS_E_ARG,
 				     "capture position %u is out of range; accepted: 0..%u",
 				     i, n ? n - 1 : 0);
 	cgs_runtime_describe(rt, cgs_manifest_capture(rt->manifest, rt->ri, i),
-			     desc);
-	return 0;
+			     &d);
+	return cgs_runtime_fill_sized(desc, &d, sizeof(d), CGS_DESC_SIZE_0_2,
+				      __func__, "desc", err);
 }
 
 cudaGraphExec_t cgs_runtime_graph_exec(const struct cgs_runtime *rt,
 				       uint32_t g)
 {
-	return g < rt->info.n_graphs ? rt->exec[g] : NULL;
+	return rt && g < rt->info.n_graphs ? rt->exec[g] : NULL;
 }
 
 /* Index of a reachable count, or -1 (binary search: counts ascend). */
@@ -466,9 +594,30 @@ static int64_t find_count(const struct cgs_runtime *rt, uint32_t n)
 uint64_t cgs_runtime_launch_count(const struct cgs_runtime *rt,
 				  uint32_t microbatches)
 {
-	int64_t i = find_count(rt, microbatches);
+	int64_t i = rt ? find_count(rt, microbatches) : -1;
 
 	return i < 0 ? 0 : rt->launch_start[i + 1] - rt->launch_start[i];
+}
+
+int cgs_runtime_find_count(const struct cgs_runtime *rt, uint32_t n,
+			   uint32_t *idx, struct cgs_error *err)
+{
+	int64_t i = find_count(rt, n);
+
+	if (i >= 0) {
+		*idx = (uint32_t)i;
+		return 0;
+	}
+	if (n > rt->info.max_microbatches)
+		return cgs_error_set(err, CGS_E_UNREACHABLE,
+				     "microbatch count %u is above the planned maximum L = %u",
+				     n, rt->info.max_microbatches);
+	return cgs_error_set(err, CGS_E_UNREACHABLE,
+			     "microbatch count %u is not reachable on rank %u; accepted: %s",
+			     n, rt->info.rank,
+			     rt->info.group > 1 && rt->info.vpp > 1 ?
+			     "a multiple of the microbatch group G up to L" :
+			     "1..L");
 }
 
 int cgs_runtime_check_request(const struct cgs_runtime *rt,
@@ -476,22 +625,12 @@ int cgs_runtime_check_request(const struct cgs_runtime *rt,
 			       const uint32_t *variants, uint32_t *idx,
 			       struct cgs_error *err)
 {
-	int64_t i = find_count(rt, microbatches);
-	uint32_t k;
+	uint32_t i, k;
+	int rc;
 
-	if (i < 0) {
-		if (microbatches > rt->info.max_microbatches)
-			return cgs_error_set(err, CGS_E_UNREACHABLE,
-					     "microbatch count %u is above the planned maximum L = %u",
-					     microbatches,
-					     rt->info.max_microbatches);
-		return cgs_error_set(err, CGS_E_UNREACHABLE,
-				     "microbatch count %u is not reachable on rank %u; accepted: %s",
-				     microbatches, rt->info.rank,
-				     rt->info.group > 1 && rt->info.vpp > 1 ?
-				     "a multiple of the microbatch group G up to L" :
-				     "1..L");
-	}
+	rc = cgs_runtime_find_count(rt, microbatches, &i, err);
+	if (rc)
+		return rc;
 	if (!variants)
 		return cgs_error_set(err, CGS_E_ARG,
 				     "the variant array is NULL; it needs one entry per microbatch");
@@ -501,7 +640,7 @@ int cgs_runtime_check_request(const struct cgs_runtime *rt,
 					     "variant %u of microbatch %u is out of range; accepted: 0..%u",
 					     variants[k], k,
 					     rt->info.n_variants - 1);
-	*idx = (uint32_t)i;
+	*idx = i;
 	return 0;
 }
 
@@ -513,6 +652,8 @@ int cgs_runtime_sequence(const struct cgs_runtime *rt, uint32_t microbatches,
 	uint32_t i;
 	int rc;
 
+	if (!rt)
+		return cgs_runtime_null(err, __func__, "rt");
 	rc = cgs_runtime_check_request(rt, microbatches, variants, &i, err);
 	if (rc)
 		return rc;

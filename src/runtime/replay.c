@@ -73,7 +73,7 @@ int cgs_runtime_replay(struct cgs_runtime *rt, uint32_t microbatches,
 	int status;
 
 	if (!rt)
-		return cgs_error_set(err, CGS_E_ARG, "the runtime is NULL");
+		return cgs_runtime_null(err, __func__, "rt");
 	status = cgs_runtime_check_request(rt, microbatches, variants, &i, err);
 	if (status)
 		return status;

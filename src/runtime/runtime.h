@@ -5,12 +5,25 @@
 #ifndef CGS_RUNTIME_RUNTIME_H
 #define CGS_RUNTIME_RUNTIME_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #include <cuda_runtime_api.h>
 
 #include "cgslot/cgslot.h"
 #include "manifest/manifest.h"
+
+/*
+ * The sizes of the extensible structs in ABI 0.2, the smallest a caller
+ * may pass: the end of each struct's last 0.2 field.  Later versions
+ * append fields and keep these.
+ */
+#define CGS_INFO_SIZE_0_2                                                      \
+	(offsetof(struct cgs_runtime_info, alignment) + sizeof(uint64_t))
+#define CGS_DESC_SIZE_0_2                                                      \
+	(offsetof(struct cgs_graph_desc, bytes) + 4 * sizeof(uint64_t))
+#define CGS_STATS_SIZE_0_2                                                     \
+	(offsetof(struct cgs_runtime_stats, instantiate_ns) + sizeof(uint64_t))
 
 /*
  * One graph launch of a precomputed iteration: the graph index is
@@ -87,6 +100,43 @@ void cgs_nvtx_unregister(struct cgs_runtime *rt);
 int cgs_nvtx_guards(const struct cgs_runtime *rt);
 void cgs_nvtx_bind(const struct cgs_runtime *rt, uint32_t g);
 void cgs_nvtx_unbind(const struct cgs_runtime *rt);
+
+/*
+ * Refuse a NULL argument `arg` of entry point `fn`: CGS_E_ARG with a
+ * message that names both.
+ */
+int cgs_runtime_null(struct cgs_error *err, const char *fn, const char *arg);
+
+/*
+ * Copy a struct of the library's `own` bytes to a caller's extensible
+ * struct `dst`, whose leading uint32_t size the caller set: refuse a NULL
+ * dst or a size below `min` (CGS_E_ARG), copy the bytes both know and
+ * store their count in dst's size.
+ */
+int cgs_runtime_fill_sized(void *dst, const void *src, size_t own, size_t min,
+			   const char *fn, const char *arg,
+			   struct cgs_error *err);
+
+/*
+ * The index of reachable count n among the reachable counts, in *idx;
+ * CGS_E_UNREACHABLE with a message saying what is accepted.
+ */
+int cgs_runtime_find_count(const struct cgs_runtime *rt, uint32_t n,
+			   uint32_t *idx, struct cgs_error *err);
+
+/*
+ * The physical slot of microbatch k of chunk c in an iteration of the
+ * reachable count of index count_idx.  Every manifest so far plans one
+ * ring for every count and chunk; a per-count slot map would be read here.
+ */
+static inline uint32_t cgs_runtime_ring_slot(const struct cgs_runtime *rt,
+					     uint32_t count_idx, uint32_t c,
+					     uint32_t k)
+{
+	(void)count_idx;
+	(void)c;
+	return rt->ring[k];
+}
 
 /* Saved frame index of (chunk, slot, layer). */
 static inline uint32_t cgs_runtime_frame(const struct cgs_runtime *rt,

@@ -49,7 +49,7 @@ int main(int argc, char **argv)
 	struct cgs_runtime_info in;
 	struct cgs_guard gd;
 	uint64_t *t, *c, t0, c0, worst = 0, worst_cpu = 0, launches;
-	uint32_t ri, n_ranks, rank, k;
+	uint32_t ri, n_ranks, rank, k, n;
 	int reps = argc > 2 ? atoi(argv[2]) : 21, i;
 
 	if (argc < 2 || reps < 1) {
@@ -95,12 +95,16 @@ int main(int argc, char **argv)
 			if (i + 1 < reps)
 				cgs_runtime_destroy(&rt);
 		}
-		cgs_runtime_info(rt, &in);
+		in.size = sizeof(in);
+		if (cgs_runtime_info(rt, &in, &err)) {
+			fprintf(stderr, "cgs-bench-open: %s\n", err.message);
+			return 1;
+		}
 		qsort(t, (size_t)reps, sizeof(*t), compare_u64);
 		qsort(c, (size_t)reps, sizeof(*c), compare_u64);
 		for (launches = 0, k = 0; k < in.n_reachable; k++)
-			launches += cgs_runtime_launch_count(rt,
-					cgs_runtime_reachable(rt, k));
+			if (cgs_runtime_reachable(rt, k, &n, NULL) == 0)
+				launches += cgs_runtime_launch_count(rt, n);
 		printf("rank %u: cgs_runtime_open median %.3f ms wall, %.3f ms CPU (%u reachable counts, %u graphs, %llu launches precomputed)\n",
 		       rank, (double)t[reps / 2] / 1e6, (double)c[reps / 2] / 1e6,
 		       in.n_reachable, in.n_graphs, (unsigned long long)launches);

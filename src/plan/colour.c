@@ -1,0 +1,113 @@
+/*
+ * Colouring: saved frames conflict when their groups do or when they
+ * share one group (all layers of an event are live together); each frame
+ * kind is coloured by DSATUR, then, when that uses more colours than the
+ * largest live set, by a bounded clique search and a bounded exact
+ * colouring.  Colours are upstream's arena ids.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/stage.h"
+
+/* Largest frames x colours table the exact colouring may allocate. */
+#define CGS_EXACT_MAX_CELLS (1ull << 24)
+
+/* Expand group conflicts to frame conflicts. */
+static int build_frame_conflicts(struct cgs_rank_work *x)
+{
+	uint32_t g, h, f, words;
+	uint64_t *row;
+	int rc = cgs_graph_init(&x->frame_conflicts, x->rp->n_saved);
+
+	if (rc)
+		return rc;
+	words = x->frame_conflicts.words;
+	row = calloc(words + 1, sizeof(*row));
+	if (!row)
+		return CGS_E_NOMEM;
+	for (g = 0; g < x->n_groups; g++) {
+		const uint64_t *grow = cgs_graph_row(&x->group_conflicts, g);
+
+		memset(row, 0, words * sizeof(*row));
+		for (h = 0; h < x->n_groups; h++)
+			if (h == g || cgs_bit_test(grow, h))
+				for (f = x->group_first[h]; f < x->group_first[h + 1]; f++)
+					cgs_bit_set(row, f);
+		for (f = x->group_first[g]; f < x->group_first[g + 1]; f++) {
+			uint64_t *frow = cgs_graph_row(&x->frame_conflicts, f);
+
+			memcpy(frow, row, words * sizeof(*row));
+			cgs_bit_clear(frow, f);
+		}
+	}
+	free(row);
+	return 0;
+}
+
+/*
+ * Colour one frame kind's conflicts g.  The clique is searched on `cg`
+ * with vertex weights (groups weighted by their layers: the frames of a
+ * group stand or fall together), far smaller than g.
+ */
+static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
+		       const uint32_t *weight, uint32_t live_set,
+		       uint64_t budget, uint32_t *colour,
+		       struct cgs_role_stats *st)
+{
+	int k = cgs_colour_dsatur(g, colour);
+	int64_t clique = live_set;
+	uint64_t left;
+
+	if (k < 0)
+		return k;
+	if ((uint32_t)k > live_set) {
+		left = budget;
+		clique = cgs_clique_max(cg, weight, live_set, (uint64_t)k,
+					&left);
+		if (clique < 0)
+			return (int)clique;
+	}
+	/* its tables take frames x colours counters: skip it when huge */
+	if ((int64_t)k > clique &&
+	    (uint64_t)g->n * (uint64_t)k <= CGS_EXACT_MAX_CELLS) {
+		left = budget;
+		k = cgs_colour_exact(g, (uint32_t)clique, (uint32_t)k, colour,
+				     &left);
+		if (k < 0)
+			return k;
+	}
+	st->frames = g->n;
+	st->colours = (uint32_t)k;
+	st->colour_lower_bound = (uint32_t)clique;
+	return 0;
+}
+
+int cgs_colour_frames(struct cgs_rank_work *x, struct cgs_error *err)
+{
+	struct cgs_rank_plan *rp = x->rp;
+	uint32_t f;
+	int rc = build_frame_conflicts(x);
+
+	if (rc)
+		return cgs_plan_fail(err, rc, rp->rank,
+				     "building the saved frames' conflicts");
+	rc = colour_kind(&x->frame_conflicts, &x->group_conflicts,
+			 x->group_layers, x->live_saved_frames,
+			 x->opt->colour_budget, x->saved_colour,
+			 &rp->saved_stats);
+	if (rc)
+		return cgs_plan_fail(err, rc, rp->rank,
+				     "colouring the saved frames");
+	rc = colour_kind(&x->grad_conflicts, &x->grad_conflicts, NULL,
+			 x->live_grad_frames, x->opt->colour_budget,
+			 x->grad_colour, &rp->user_grad_stats);
+	if (rc)
+		return cgs_plan_fail(err, rc, rp->rank,
+				     "colouring the user-gradient frames");
+	for (f = 0; f < rp->n_saved; f++)
+		rp->saved[f].colour = x->saved_colour[f];
+	for (f = 0; f < rp->n_user_grad; f++)
+		rp->user_grad[f].colour = x->grad_colour[f];
+	return 0;
+}

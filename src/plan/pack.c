@@ -1,0 +1,290 @@
+/*
+ * Packing: byte offsets for both frame kinds inside their arenas.  The
+ * items packed are groups of frames live over one interval (the layers of
+ * a saved group, or a single user-gradient frame); frames never conflict
+ * unless their items do.
+ */
+#include <assert.h>
+#include <stdlib.h>
+
+#include "plan/stage.h"
+
+/* One frame kind seen as packable items. */
+struct kind_view {
+	const struct cgs_graph *items;
+	const struct cgs_graph *frames; /* frame conflicts, when items group them */
+	const uint32_t *item_first;   /* frames of item i: [first[i], first[i+1]) */
+	const uint32_t *birth;        /* per item, CGS_PLAN_NEVER if never live */
+	const uint32_t *colour;       /* per frame */
+	uint32_t n_frames;
+};
+
+struct pack_key {
+	uint64_t a, b;
+	uint32_t item;
+};
+
+static int pack_key_cmp(const void *p, const void *q)
+{
+	const struct pack_key *x = p, *y = q;
+
+	if (x->a != y->a)
+		return x->a < y->a ? -1 : 1;
+	if (x->b != y->b)
+		return x->b < y->b ? -1 : 1;
+	return (x->item > y->item) - (x->item < y->item);
+}
+
+/* The first-fit orders over items tried by kind_layout. */
+enum item_order {
+	BY_SIZE,      /* largest first, then by birth */
+	BY_BIRTH,     /* by birth in the largest order */
+	BY_COLOUR,    /* colour by colour (an item's smallest colour) */
+	AS_LISTED,    /* chunk by chunk, slot by slot */
+	ITEM_ORDERS,
+};
+
+/* First-fit of single frames, colour by colour, largest first. */
+static int pack_frames_by_colour(const struct kind_view *kv,
+				 const uint64_t *frame_size, uint64_t *offset,
+				 uint64_t *total)
+{
+	uint32_t n = kv->n_frames, f;
+	struct pack_key *key = calloc(n + 1, sizeof(*key));
+	uint32_t *order = calloc(n + 1, sizeof(*order));
+	int rc = CGS_E_NOMEM;
+
+	if (key && order) {
+		for (f = 0; f < n; f++)
+			key[f] = (struct pack_key){kv->colour[f], ~frame_size[f], f};
+		qsort(key, n, sizeof(*key), pack_key_cmp);
+		for (f = 0; f < n; f++)
+			order[f] = key[f].item;
+		rc = cgs_pack_first_fit(kv->frames, frame_size, order, offset,
+					total);
+	}
+	free(key);
+	free(order);
+	return rc;
+}
+
+static void order_key(enum item_order t, uint32_t i, uint64_t size,
+		      uint32_t birth, uint32_t colour, struct pack_key *key)
+{
+	key->item = i;
+	switch (t) {
+	case BY_SIZE:
+		key->a = ~size;
+		key->b = birth;
+		break;
+	case BY_BIRTH:
+		key->a = birth;
+		key->b = ~size;
+		break;
+	case BY_COLOUR:
+		key->a = colour;
+		key->b = ~size;
+		break;
+	default:
+		key->a = 0;
+		key->b = 0;
+		break;
+	}
+}
+
+/* Upstream's layout: one region per colour, sized by its largest member. */
+static int colour_regions_bytes(const struct kind_view *kv,
+				const uint64_t *frame_size, uint64_t *bytes)
+{
+	uint32_t n_colours = 0, f, k;
+	uint64_t *region, total = 0;
+
+	for (f = 0; f < kv->n_frames; f++)
+		if (kv->colour[f] + 1 > n_colours)
+			n_colours = kv->colour[f] + 1;
+	region = calloc((uint64_t)n_colours + 1, sizeof(*region));
+	if (!region)
+		return CGS_E_NOMEM;
+	for (f = 0; f < kv->n_frames; f++)
+		if (frame_size[f] > region[kv->colour[f]])
+			region[kv->colour[f]] = frame_size[f];
+	for (k = 0; k < n_colours; k++)
+		total += region[k];
+	free(region);
+	*bytes = total;
+	return 0;
+}
+
+/*
+ * Lay out one frame kind for the given frame sizes: the best of several
+ * first-fit orders over items and of a first-fit over single frames
+ * colour by colour.  The colour-by-colour first-fit never exceeds
+ * upstream's layout (one region per colour sized by its largest member):
+ * every frame of colour k fits at the start of region k at the latest,
+ * since its neighbours placed before it have smaller colours and lie
+ * below.  frame_offset may be NULL when only the totals are wanted.
+ */
+static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
+		       uint64_t *frame_offset, uint64_t *bytes,
+		       uint64_t *colour_bytes)
+{
+	uint32_t n = kv->items->n, i, f, t, best_t = 0;
+	uint64_t *size = calloc(n + 1, sizeof(*size));
+	uint64_t *off = calloc((uint64_t)(n + 1) * ITEM_ORDERS, sizeof(*off));
+	uint64_t *foff = calloc((uint64_t)kv->n_frames + 1, sizeof(*foff));
+	uint64_t best = UINT64_MAX, total;
+	uint32_t *min_colour = calloc(n + 1, sizeof(*min_colour));
+	uint32_t *order = calloc(n + 1, sizeof(*order));
+	struct pack_key *key = calloc(n + 1, sizeof(*key));
+	int rc = CGS_E_NOMEM, by_frames = 0;
+
+	if (!size || !off || !foff || !min_colour || !order || !key)
+		goto out;
+	rc = colour_regions_bytes(kv, frame_size, colour_bytes);
+	if (rc)
+		goto out;
+	for (i = 0; i < n; i++) {
+		min_colour[i] = UINT32_MAX;
+		for (f = kv->item_first[i]; f < kv->item_first[i + 1]; f++) {
+			size[i] += frame_size[f];
+			if (kv->colour[f] < min_colour[i])
+				min_colour[i] = kv->colour[f];
+		}
+	}
+	for (t = 0; t < ITEM_ORDERS; t++) {
+		for (i = 0; i < n; i++)
+			order_key((enum item_order)t, i, size[i], kv->birth[i],
+				  min_colour[i], &key[i]);
+		qsort(key, n, sizeof(*key), pack_key_cmp);
+		for (i = 0; i < n; i++)
+			order[i] = key[i].item;
+		rc = cgs_pack_first_fit(kv->items, size, order,
+					off + (uint64_t)t * n, &total);
+		if (rc)
+			goto out;
+		if (total < best) {
+			best = total;
+			best_t = t;
+		}
+	}
+	if (kv->frames) {
+		rc = pack_frames_by_colour(kv, frame_size, foff, &total);
+		if (rc)
+			goto out;
+		if (total < best) {
+			best = total;
+			by_frames = 1;
+		}
+	}
+	/* single frames colour by colour, or items that are single frames */
+	assert(best <= *colour_bytes);
+	*bytes = best;
+	for (i = 0; frame_offset && i < n; i++) {
+		uint64_t at = off[(uint64_t)best_t * n + i];
+
+		for (f = kv->item_first[i]; f < kv->item_first[i + 1]; f++) {
+			if (by_frames) {
+				frame_offset[f] = foff[f];
+			} else {
+				frame_offset[f] = at;
+				at += frame_size[f];
+			}
+		}
+	}
+	rc = 0;
+out:
+	free(size);
+	free(off);
+	free(foff);
+	free(min_colour);
+	free(order);
+	free(key);
+	return rc;
+}
+
+/* What every variant alone, in arenas of its own, would take. */
+static int bytes_without_sharing(struct cgs_rank_work *x,
+				 const struct kind_view *saved_view,
+				 const struct kind_view *grad_view,
+				 uint64_t *size, uint64_t *without)
+{
+	struct cgs_rank_plan *rp = x->rp;
+	uint32_t v, f, g;
+	uint64_t bytes, colour_bytes;
+	int rc;
+
+	*without = 0;
+	for (v = 0; v < x->s->n_variants; v++) {
+		for (f = 0; f < rp->n_saved; f++) {
+			const struct cgs_frame *fr = &rp->saved[f];
+
+			size[f] = x->variant_saved_bytes[
+				(uint64_t)v * x->layers_total +
+				x->layer_base[fr->chunk] + fr->layer];
+		}
+		rc = kind_layout(saved_view, size, NULL, &bytes, &colour_bytes);
+		if (rc)
+			return rc;
+		*without += bytes;
+		for (g = 0; g < x->n_groups; g++)
+			size[g] = x->variant_grad_bytes[(uint64_t)v * x->chunks +
+							g / x->slots];
+		rc = kind_layout(grad_view, size, NULL, &bytes, &colour_bytes);
+		if (rc)
+			return rc;
+		*without += bytes;
+	}
+	return 0;
+}
+
+int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
+{
+	struct cgs_rank_plan *rp = x->rp;
+	uint32_t g;
+	uint64_t *size = calloc((uint64_t)rp->n_saved + 1, sizeof(*size));
+	uint64_t *offset = calloc((uint64_t)rp->n_saved + 1, sizeof(*offset));
+	uint64_t without = 0, saved_colour_bytes, grad_colour_bytes;
+	struct kind_view saved_view = {&x->group_conflicts, &x->frame_conflicts,
+		x->group_first, x->group_birth, x->saved_colour, rp->n_saved};
+	/* gradient frames are their own items: BY_COLOUR is per frame */
+	struct kind_view grad_view = {&x->grad_conflicts, NULL, x->grad_first,
+		x->grad_birth, x->grad_colour, x->n_groups};
+	int rc = CGS_E_NOMEM;
+
+	if (!size || !offset)
+		goto out;
+	for (g = 0; g < rp->n_saved; g++) {
+		struct cgs_frame *f = &rp->saved[g];
+
+		f->bytes = size[g] =
+			x->saved_bytes[x->layer_base[f->chunk] + f->layer];
+	}
+	rc = kind_layout(&saved_view, size, offset, &rp->saved_stats.bytes,
+			 &saved_colour_bytes);
+	if (rc)
+		goto out;
+	for (g = 0; g < rp->n_saved; g++)
+		rp->saved[g].offset = offset[g];
+	for (g = 0; g < x->n_groups; g++)
+		rp->user_grad[g].bytes = size[g] = x->grad_bytes[g / x->slots];
+	rc = kind_layout(&grad_view, size, offset, &rp->user_grad_stats.bytes,
+			 &grad_colour_bytes);
+	if (rc)
+		goto out;
+	for (g = 0; g < x->n_groups; g++)
+		rp->user_grad[g].offset = offset[g];
+	rc = bytes_without_sharing(x, &saved_view, &grad_view, size, &without);
+	if (rc)
+		goto out;
+	rp->n_arenas = 2;
+	rp->arenas[0] = (struct cgs_arena){CGS_ARENA_SAVED, rp->saved_stats.bytes};
+	rp->arenas[1] = (struct cgs_arena){CGS_ARENA_USER_GRAD,
+					   rp->user_grad_stats.bytes};
+	rp->bytes = rp->saved_stats.bytes + rp->user_grad_stats.bytes;
+	rp->bytes_colour_arenas = saved_colour_bytes + grad_colour_bytes;
+	rp->bytes_without_sharing = without;
+out:
+	free(size);
+	free(offset);
+	return rc ? cgs_plan_fail(err, rc, rp->rank, "packing the frames") : 0;
+}

@@ -1,0 +1,120 @@
+/*
+ * The planner's stages and the working state they share while one rank is
+ * planned.  Internal to src/plan; the public view is plan.h.
+ *
+ *   ring.c      the slot ring: in-flight microbatches over every order
+ *   liveness.c  conflicts and lower bounds, replaying every order
+ *   colour.c    frame conflicts and their colouring
+ *   pack.c      byte offsets and arenas
+ *   sequence.c  the lockstep capture sequence
+ *   plan.c      the driver: frames, their sizes, one rank after another
+ *
+ * A "group" is one (chunk, slot): all its layers' saved frames are live
+ * over the same interval, so liveness works on groups and only colouring
+ * expands them to frames.  Group g = chunk * S + slot, which is also the
+ * index of the group's user-gradient frame.
+ */
+#ifndef CGS_PLAN_STAGE_H
+#define CGS_PLAN_STAGE_H
+
+#include <stdint.h>
+
+#include "common/error.h"
+#include "plan/graph.h"
+#include "plan/plan.h"
+
+/* A frame never live in the largest order. */
+#define CGS_PLAN_NEVER UINT32_MAX
+
+/* What the ring must hold, found by cgs_ring_scan over every rank. */
+struct cgs_ring_need {
+	/* the most microbatches of one chunk in flight, and where */
+	uint32_t in_flight, rank, microbatches, chunk;
+	/* the first two consecutive backwards of one chunk, and where */
+	int twin_backward;
+	uint32_t twin_rank, twin_microbatches, twin_chunk;
+	uint64_t twin_index;
+};
+
+/* Working state for planning one rank. */
+struct cgs_rank_work {
+	const struct cgs_schedule *s;
+	const struct cgs_plan_options *opt;
+	struct cgs_rank_plan *rp;
+	const uint32_t *layer_base;
+	uint32_t slots;          /* S */
+	uint32_t chunks;         /* M, the schedule's vpp */
+	uint32_t layers_total;   /* layers over all chunks of the rank */
+	uint32_t n_groups;       /* chunks * slots */
+	uint64_t align;
+
+	/* frame sizes, aligned, per layer index layer_base[c] + l */
+	uint64_t *saved_bytes;          /* maximum over variants */
+	uint64_t *variant_saved_bytes;  /* [v * layers_total + layer] */
+	/* user-gradient frame sizes per chunk */
+	uint64_t *grad_bytes;           /* maximum over variants */
+	uint64_t *variant_grad_bytes;   /* [v * chunks + c] */
+
+	struct cgs_graph group_conflicts;  /* n_groups: saved groups */
+	struct cgs_graph grad_conflicts;   /* n_groups: user-grad frames */
+	struct cgs_graph frame_conflicts;  /* n_saved: saved frames */
+
+	/* entry of the largest order where a group (or gradient) first lives */
+	uint32_t *group_birth, *grad_birth;
+	/* largest numbers of frames live together: colour lower bounds */
+	uint32_t live_saved_frames, live_grad_frames;
+	uint32_t *group_first;    /* n_groups + 1: first saved frame of g */
+	uint32_t *grad_first;     /* n_groups + 1: identity, for packing */
+	uint32_t *group_layers;   /* layers of each group: clique weights */
+	uint32_t *saved_colour, *grad_colour;
+};
+
+/*
+ * Report a failed stage: `code` with a message naming the rank and what
+ * the stage was doing ("out of memory" only for CGS_E_NOMEM).
+ */
+int cgs_plan_fail(struct cgs_error *err, int code, uint32_t rank,
+		  const char *stage);
+
+/* An error at entry `index` of the order of (rank, microbatches). */
+int cgs_plan_order_error(struct cgs_error *err, int code,
+			 const struct cgs_schedule *s, uint32_t rank,
+			 uint32_t microbatches, uint64_t index,
+			 const char *what);
+
+/* ring.c */
+int cgs_ring_scan(const struct cgs_schedule *s,
+		  const struct cgs_rank_plan *rp, struct cgs_ring_need *need,
+		  struct cgs_error *err);
+int cgs_ring_choose(const struct cgs_schedule *s,
+		    const struct cgs_ring_need *need, uint32_t *slots,
+		    struct cgs_error *err);
+
+/* The smallest ring safe for `need`: in flight, and 2 for twin backwards. */
+uint32_t cgs_ring_smallest(const struct cgs_ring_need *need);
+/* Fold one rank's need into all ranks' (the first worst rank is named). */
+void cgs_ring_need_merge(struct cgs_ring_need *all,
+			 const struct cgs_ring_need *one);
+/*
+ * The rings [*lo, *hi] to plan: for one rank when `rank` is its own need
+ * (rings per rank), else for every rank (rank NULL).
+ */
+int cgs_ring_range(const struct cgs_schedule *s,
+		   const struct cgs_plan_options *opt,
+		   const struct cgs_ring_need *all,
+		   const struct cgs_ring_need *rank, uint32_t *lo,
+		   uint32_t *hi, struct cgs_error *err);
+
+/* liveness.c: fills the conflict graphs, births and lower bounds. */
+int cgs_liveness(struct cgs_rank_work *x, struct cgs_error *err);
+
+/* colour.c: frame conflicts and the colours of both frame kinds. */
+int cgs_colour_frames(struct cgs_rank_work *x, struct cgs_error *err);
+
+/* pack.c: offsets, arenas, upstream's and the unshared figures. */
+int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err);
+
+/* sequence.c: rp->capture. */
+int cgs_capture_sequence(struct cgs_rank_work *x, struct cgs_error *err);
+
+#endif
