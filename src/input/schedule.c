@@ -26,8 +26,6 @@ struct ctx {
 	struct cgs_error *err;
 	struct cgs_schedule *s;
 	const struct cgs_node *pipeline;
-	const struct cgs_node *max_mb_node;
-	const struct cgs_node *slots_node;
 	const struct cgs_node *layers_node;
 };
 
@@ -475,7 +473,6 @@ static int parse_pipeline(struct ctx *c, const struct cgs_node *p)
 			      "microbatches", c->lim->microbatches, &v)))
 		return rc;
 	s->max_microbatches = (uint32_t)v;
-	c->max_mb_node = n;
 	s->max_mb_pos = (struct cgs_pos){n->line, n->column};
 	s->layers_pos = (struct cgs_pos){c->layers_node->line,
 					 c->layers_node->column};
@@ -500,7 +497,6 @@ static int parse_pipeline(struct ctx *c, const struct cgs_node *p)
 	if ((rc = parse_ranks(c, cgs_node_get(p, "ranks"))))
 		return rc;
 	if ((n = cgs_node_get(p, "slots"))) {
-		c->slots_node = n;
 		s->slots_pos = (struct cgs_pos){n->line, n->column};
 		if (n->kind == CGS_NODE_SCALAR && n->type == CGS_SCALAR_STRING &&
 		    strcmp(n->text, "auto") == 0 && n->len == 4)
@@ -885,7 +881,7 @@ static int check_rank_totals(struct ctx *c)
 	uint32_t v, r;
 	int rc = 0, role;
 
-	if (!s->slots && s->slots_max > ring)
+	if (s->slots_max > ring)  /* a ring search may go this far */
 		ring = s->slots_max;
 	cgs_mul_u64(ring, cgs_schedule_layers_total(s), &frames);
 	maxima = calloc(s->n_variants, sizeof(*maxima));

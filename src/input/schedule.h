@@ -52,7 +52,8 @@ struct cgs_variant {
 /*
  * The most bytes one role (saved or user-gradient frames) may total on one
  * rank, checked at validation: the ring bound (pipeline.slots, else
- * max_microbatches, which no ring exceeds) times the layers per rank times
+ * max_microbatches, which no automatic ring exceeds; slots.max when a ring
+ * search goes further) times the layers per rank times
  * the sum over variants of the largest bytes the role takes on that rank,
  * each rounded up to the alignment.  Every figure the planner and the
  * report compute for a rank (arena offsets and bytes, lower bounds,
