@@ -6,7 +6,7 @@
 run 0 --help
 cp "$tmp/out" "$tmp/help"
 grep -q '^usage: cgslot' "$tmp/help" || fail "--help: $(head -c 200 "$tmp/help")"
-for c in check orders plan compile report dump verify replay; do
+for c in check orders plan compile report dump verify plot replay; do
 	grep -q "^  $c " "$tmp/help" || fail "--help does not list $c"
 	run 0 help "$c"
 	grep -q "^usage: cgslot $c" "$tmp/out" || fail "help $c"

@@ -80,7 +80,7 @@ cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "an invalid schedule changed t
 # A name that is not plain text (here a tab) cannot be stored: exit 1.
 printf 'cgslot: 1\nname: "tab\\there"\npipeline: {pp: 1, layers_per_chunk: 1, max_microbatches: 2}\nvariants:\n  - {name: cp1, cp: 1, bytes: {input: 1KiB, output: 1KiB, saved: 4KiB, user_grad: 1KiB}}\n' >"$tmp/tab.yaml"
 run 1 compile "$tmp/tab.yaml" -o "$out/m.cgslot"
-grep -q "tab.yaml: error: the schedule name contains a control character" "$tmp/err" || fail "control character not explained: $(cat "$tmp/err")"
+grep -q "tab.yaml:2:7: error: name contains the control character U+0009" "$tmp/err" || fail "control character not explained: $(cat "$tmp/err")"
 cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "an unstorable name changed the manifest"
 
 # A plan that cannot exist (a ring shorter than liveness): exit 1.

@@ -221,7 +221,7 @@ static struct fixture *fixture_create(void)
 		.n_ranks = FX_PP, .alignment = 256,
 		.variants = fx->variants, .n_variants = FX_V};
 	fx->plan = (struct cgs_plan){&fx->sched, FX_S, fx->layer_base, FX_PP,
-				     fx->rp};
+				     fx->rp, 0, 0, 0, NULL};
 	for (r = 0; r < FX_PP; r++) {
 		fixture_rank(&fx->rp[r], r);
 		fill_figures(&fx->plan, &fx->rp[r]);
@@ -861,6 +861,9 @@ START_TEST(targeted_edits)
 					 CGS_MF_STATS_LOWER_BOUND, 99999));
 	EDIT_REJECT(CGS_E_FORMAT, "rank 0: bytes_colour_arenas is 1;",
 		    cgs_put_le64(c + ranks + CGS_MF_RANK_COLOUR_ARENAS, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "bytes_without_sharing 9223372036854775808 exceeds 2^63-1",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_WITHOUT_SHARING,
+				 1ull << 63));
 	EDIT_REJECT(CGS_E_FORMAT, "rank 0: bytes_without_sharing is 1;",
 		    cgs_put_le64(c + ranks + CGS_MF_RANK_WITHOUT_SHARING, 1));
 	EDIT_REJECT(CGS_E_FORMAT, "each of the 48 graphs is captured once",
@@ -1104,7 +1107,7 @@ static void wide_round_trip(uint32_t vpp, unsigned want_width)
 		.max_microbatches = 1, .ranks = &rank, .n_ranks = 1,
 		.alignment = 256, .variants = &var, .n_variants = 1};
 	struct cgs_rank_plan rp = {0};
-	struct cgs_plan plan = {&sched, 1, NULL, 1, &rp};
+	struct cgs_plan plan = {&sched, 1, NULL, 1, &rp, 0, 0, 0, NULL};
 	struct cgs_manifest *m = NULL;
 	struct cgs_error err = {0};
 	unsigned width;

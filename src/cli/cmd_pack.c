@@ -592,8 +592,7 @@ int cgs_cmd_pack(int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":ho:", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "ho:", options)) != -1) {
 		switch (opt) {
 		case 'o':
 			output = optarg;
