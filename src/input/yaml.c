@@ -79,7 +79,10 @@ static unsigned column_of(struct builder *b, const yaml_mark_t *m)
 	return b->cursor.column;
 }
 
-/* Line and character column of a byte offset (libyaml reader errors). */
+/*
+ * Line and character column of a byte offset (libyaml reader errors),
+ * counted as seek_mark() counts.
+ */
 static void offset_position(const char *text, size_t len, size_t offset,
 			    unsigned *line, unsigned *column)
 {
@@ -90,10 +93,11 @@ static void offset_position(const char *text, size_t len, size_t offset,
 	for (i = 0; i < offset && i < len; i++) {
 		unsigned char c = (unsigned char)text[i];
 
-		if (c == '\n') {
+		if (c == '\n' ||
+		    (c == '\r' && (i + 1 >= len || text[i + 1] != '\n'))) {
 			(*line)++;
 			*column = 1;
-		} else if ((c & 0xc0) != 0x80) {
+		} else if ((c & 0xc0) != 0x80 && c != '\r') {
 			(*column)++;
 		}
 	}
