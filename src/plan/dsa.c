@@ -221,6 +221,12 @@ struct search {
 	uint64_t *cand_e;   /* their offsets */
 	uint8_t *ncand, *pos;
 	uint32_t n_placed;
+	uint32_t *log_v;    /* placements in order, for undoing */
+	size_t *log_mark;   /* trail length before each */
+	uint32_t log_n;
+	uint32_t *cuts;     /* unplaced buffers crossing each clique boundary */
+	uint32_t *all;      /* 0..n-1 */
+	uint64_t spent, budget;
 	int pruned;         /* the last move left a buffer no room */
 	uint64_t nodes;
 	double deadline;    /* 0: none */
@@ -246,6 +252,10 @@ static void search_release(struct search *s)
 	free(s->cand);
 	free(s->ncand);
 	free(s->pos);
+	free(s->log_v);
+	free(s->log_mark);
+	free(s->cuts);
+	free(s->all);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -275,13 +285,20 @@ static int search_init(struct search *s, const struct problem *p)
 	s->cand = calloc((dm + 1) * (WIDTH + 1), sizeof(*s->cand));
 	s->ncand = calloc(dm + 1, 1);
 	s->pos = calloc(dm + 1, 1);
+	s->log_v = calloc(n + 1, sizeof(*s->log_v));
+	s->log_mark = calloc(n + 1, sizeof(*s->log_mark));
+	s->cuts = calloc(nk + 1, sizeof(*s->cuts));
+	s->all = calloc(n + 1, sizeof(*s->all));
 	if (!s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
 	    !s->rem || !s->trail_idx || !s->trail_old || !s->chosen ||
 	    !s->level || !s->mark || !s->cand || !s->ncand || !s->pos ||
-	    !s->pre || !s->suf || !s->cand_e) {
+	    !s->pre || !s->suf || !s->cand_e || !s->log_v || !s->log_mark ||
+	    !s->cuts || !s->all) {
 		search_release(s);
 		return CGS_E_NOMEM;
 	}
+	for (n = 0; n < p->n; n++)
+		s->all[n] = (uint32_t)n;
 	return 0;
 }
 
@@ -296,9 +313,18 @@ static void search_reset(struct search *s, const uint32_t *rank, uint64_t cap)
 	memset(s->d, 0, (size_t)p->n * sizeof(*s->d));
 	memset(s->top, 0, (size_t)p->nk * sizeof(*s->top));
 	memcpy(s->rem, p->kweight, (size_t)p->nk * sizeof(*s->rem));
-	for (v = 0; v < p->n; v++)
+	memset(s->cuts, 0, (size_t)p->nk * sizeof(*s->cuts));
+	for (v = 0; v < p->n; v++) {
 		s->free_nbr[v] = p->nbr_start[v + 1] - p->nbr_start[v];
+		if (p->kfirst) {
+			uint32_t c;
+
+			for (c = p->kfirst[v]; c < p->klast[v]; c++)
+				s->cuts[c]++;
+		}
+	}
 	s->trail_n = 0;
+	s->log_n = 0;
 	s->n_placed = 0;
 }
 
@@ -342,119 +368,6 @@ static int graph_level_fits(const struct search *s, uint32_t v, uint64_t e)
 	return 1;
 }
 
-/*
- * The moves of depth k: unplaced buffers whose canonical offset e is at
- * or above the level (the offset of the last placement), best WIDTH by
- * (e, rank).  Pruned: a buffer at the level ranked before the last one
- * (buffers at one offset commute, so only rank order is tried); a buffer
- * whose e is at or above some unplaced buffer's e + size (that buffer
- * would fit below it, so the placement is not canonical); a buffer after
- * which some clique's remaining bytes no longer fit above the new level.
- * Returns the count; 0 when the node is dead.
- */
-static unsigned search_candidates(struct search *s, uint32_t k)
-{
-	const struct problem *p = s->p;
-	uint64_t lam = s->level[k], min_height = UINT64_MAX, gmax = 0;
-	uint32_t *cand = s->cand + (size_t)k * (WIDTH + 1);
-	uint64_t *ce = s->cand_e + (size_t)k * (WIDTH + 1);
-	uint32_t last = k > 0 ? s->chosen[k - 1] : NONE, v, j, kk;
-	unsigned nc = 0;
-
-	for (v = 0; v < p->n; v++) {
-		uint64_t e;
-
-		if (s->placed[v])
-			continue;
-		e = s->d[v];
-		if (e + p->size[v] > s->cap)
-			return 0; /* d only grows */
-		if (e < lam && s->free_nbr[v] == 0)
-			return 0; /* stuck below the level */
-		if (e + p->size[v] < min_height)
-			min_height = e + p->size[v];
-	}
-	/* Each clique's members sit above its top, the level and the lowest
-	 * canonical offset among them. */
-	for (kk = 0; kk < p->nk; kk++) {
-		uint64_t fl, lo = UINT64_MAX;
-		uint32_t i;
-
-		if (s->rem[kk] == 0)
-			continue;
-		fl = s->top[kk] > lam ? s->top[kk] : lam;
-		if (fl + s->rem[kk] > s->cap)
-			return 0;
-		/* Only a floor raised by every member can prune more. */
-		for (i = p->km_start[kk]; i < p->km_start[kk + 1] && lo > fl;
-		     i++) {
-			v = p->km[i];
-			if (!s->placed[v] && s->d[v] < lo)
-				lo = s->d[v];
-		}
-		if (lo > fl && lo + s->rem[kk] > s->cap)
-			return 0;
-	}
-	if (p->kfirst) {
-		s->pre[0] = 0;
-		for (kk = 0; kk < p->nk; kk++)
-			s->pre[kk + 1] = s->rem[kk] > s->pre[kk] ?
-					 s->rem[kk] : s->pre[kk];
-		s->suf[p->nk] = 0;
-		for (kk = p->nk; kk-- > 0;)
-			s->suf[kk] = s->rem[kk] > s->suf[kk + 1] ?
-				     s->rem[kk] : s->suf[kk + 1];
-	} else {
-		for (kk = 0; kk < p->nk; kk++)
-			if (s->rem[kk] > gmax)
-				gmax = s->rem[kk];
-	}
-	for (v = 0; v < p->n; v++) {
-		uint64_t e;
-		uint32_t r;
-
-		if (s->placed[v])
-			continue;
-		e = s->d[v];
-		if (e < lam || e >= min_height)
-			continue;
-		if (p->twin[v] != NONE && !s->placed[p->twin[v]])
-			continue;
-		r = s->rank[v];
-		if (last != NONE && e == lam && r < s->rank[last])
-			continue;
-		if (p->kfirst) {
-			uint64_t a = s->pre[p->kfirst[v]];
-			uint64_t b = s->suf[p->klast[v] + 1];
-
-			if (e + (a > b ? a : b) > s->cap)
-				continue;
-		} else if (e + gmax > s->cap && !graph_level_fits(s, v, e)) {
-			continue;
-		}
-		if (nc == WIDTH) {
-			uint64_t we = ce[WIDTH - 1];
-
-			if (e > we || (e == we && r > s->rank[cand[WIDTH - 1]]))
-				continue;
-			nc--;
-		}
-		for (j = nc; j > 0; j--) {
-			if (ce[j - 1] < e || (ce[j - 1] == e &&
-					      s->rank[cand[j - 1]] < r))
-				break;
-			cand[j] = cand[j - 1];
-			ce[j] = ce[j - 1];
-		}
-		cand[j] = v;
-		ce[j] = e;
-		nc++;
-	}
-	s->ncand[k] = (uint8_t)nc;
-	s->pos[k] = 0;
-	return nc;
-}
-
 /* Whether placing v at e keeps every clique's remaining bytes in cap. */
 static int search_fits(struct search *s, uint32_t v, uint64_t e)
 {
@@ -481,6 +394,9 @@ static int search_place(struct search *s, uint32_t v, uint64_t e)
 	s->placed[v] = 1;
 	s->off[v] = e;
 	s->n_placed++;
+	if (p->kfirst)
+		for (i = p->kfirst[v]; i < p->klast[v]; i++)
+			s->cuts[i]--;
 	for (i = p->vk_start[v]; i < p->vk_start[v + 1]; i++) {
 		kk = p->vk[i];
 		s->rem[kk] -= sz;
@@ -505,32 +421,6 @@ static int search_place(struct search *s, uint32_t v, uint64_t e)
 	return ok;
 }
 
-/* Room for one more depth; 0 when memory ran out. */
-static int search_deepen(struct search *s, uint32_t k)
-{
-	size_t dm;
-
-	if (k + 1 < s->depth_max)
-		return 1;
-	dm = (size_t)s->depth_max * 2;
-#define DEEPEN(f, per) do { \
-		void *q_ = realloc(s->f, (dm + 1) * (per) * sizeof(*s->f)); \
-		if (!q_) \
-			return 0; \
-		s->f = q_; \
-	} while (0)
-	DEEPEN(chosen, 1);
-	DEEPEN(level, 1);
-	DEEPEN(mark, 1);
-	DEEPEN(cand, WIDTH + 1);
-	DEEPEN(cand_e, WIDTH + 1);
-	DEEPEN(ncand, 1);
-	DEEPEN(pos, 1);
-#undef DEEPEN
-	s->depth_max = (uint32_t)dm;
-	return 1;
-}
-
 static void search_undo(struct search *s, uint32_t move, size_t mark)
 {
 	const struct problem *p = s->p;
@@ -552,71 +442,219 @@ static void search_undo(struct search *s, uint32_t move, size_t mark)
 		s->free_nbr[p->nbr[i]]++;
 	s->placed[move] = 0;
 	s->n_placed--;
+	if (p->kfirst)
+		for (i = p->kfirst[move]; i < p->klast[move]; i++)
+			s->cuts[i]++;
 }
 
 /*
- * Depth-first search for a placement of height <= s->cap within `budget`
- * nodes.  Returns 1 with s->off filled, 0 when none was found, -1 when
- * memory ran out.
+ * The search proper, over partitions.  For intervals, a boundary between
+ * two neighbouring cliques that no unplaced buffer crosses splits what is
+ * left into parts that share no conflict: each part is searched alone,
+ * from offset 0 again, and a part that fails fails the placement that
+ * made the cut without retrying the others' choices.
+ */
+#define ABORTED (-2)
+
+/* Undo placements down to log length `to`. */
+static void log_undo(struct search *s, uint32_t to)
+{
+	while (s->log_n > to) {
+		s->log_n--;
+		search_undo(s, s->log_v[s->log_n], s->log_mark[s->log_n]);
+	}
+}
+
+static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
+		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last);
+
+/* Search every part between the cuts in [ka, kb); 1 when all succeed. */
+static int part_split(struct search *s, const uint32_t *mem, uint32_t nm,
+		      uint32_t ka, uint32_t kb)
+{
+	const struct problem *p = s->p;
+	uint32_t *sub = malloc(((size_t)nm + 1) * sizeof(*sub));
+	uint32_t a = ka, c, i, ns;
+	int r = 1;
+
+	if (!sub)
+		return -1;
+	for (c = ka; c < kb && r == 1; c++) {
+		if (c + 1 < kb && s->cuts[c] != 0)
+			continue;
+		/* [a, c] is a part. */
+		ns = 0;
+		for (i = 0; i < nm; i++) {
+			uint32_t v = mem[i];
+
+			if (!s->placed[v] && p->kfirst[v] <= c &&
+			    p->klast[v] >= a)
+				sub[ns++] = v;
+		}
+		if (ns > 0)
+			r = part_dfs(s, sub, ns, a, c + 1, 0, NONE);
+		a = c + 1;
+	}
+	free(sub);
+	return r;
+}
+
+static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
+		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last)
+{
+	const struct problem *p = s->p;
+	uint64_t min_height = UINT64_MAX, gmax = 0, ce[WIDTH];
+	uint32_t cand[WIDTH], v, i, j, kk, left = 0;
+	unsigned nc = 0, at;
+
+	for (i = 0; i < nm; i++) {
+		uint64_t e;
+
+		v = mem[i];
+		if (s->placed[v])
+			continue;
+		left++;
+		e = s->d[v];
+		if (e + p->size[v] > s->cap)
+			return 0; /* d only grows */
+		if (e < lam && s->free_nbr[v] == 0)
+			return 0; /* stuck below the level */
+		if (e + p->size[v] < min_height)
+			min_height = e + p->size[v];
+	}
+	if (left == 0)
+		return 1;
+	/* Each clique's members sit above its top, the level and the lowest
+	 * canonical offset among them. */
+	for (kk = ka; kk < kb; kk++) {
+		uint64_t fl, lo = UINT64_MAX;
+
+		if (s->rem[kk] == 0)
+			continue;
+		fl = s->top[kk] > lam ? s->top[kk] : lam;
+		if (fl + s->rem[kk] > s->cap)
+			return 0;
+		/* Only a floor raised by every member can prune more. */
+		for (i = p->km_start[kk]; i < p->km_start[kk + 1] && lo > fl;
+		     i++) {
+			v = p->km[i];
+			if (!s->placed[v] && s->d[v] < lo)
+				lo = s->d[v];
+		}
+		if (lo > fl && lo + s->rem[kk] > s->cap)
+			return 0;
+	}
+	if (p->kfirst) {
+		s->pre[ka] = 0;
+		for (kk = ka; kk < kb; kk++)
+			s->pre[kk + 1] = s->rem[kk] > s->pre[kk] ?
+					 s->rem[kk] : s->pre[kk];
+		s->suf[kb] = 0;
+		for (kk = kb; kk-- > ka;)
+			s->suf[kk] = s->rem[kk] > s->suf[kk + 1] ?
+				     s->rem[kk] : s->suf[kk + 1];
+	} else {
+		for (kk = ka; kk < kb; kk++)
+			if (s->rem[kk] > gmax)
+				gmax = s->rem[kk];
+	}
+	for (i = 0; i < nm; i++) {
+		uint64_t e;
+		uint32_t r;
+
+		v = mem[i];
+		if (s->placed[v])
+			continue;
+		e = s->d[v];
+		if (e < lam || e >= min_height)
+			continue;
+		if (p->twin[v] != NONE && !s->placed[p->twin[v]])
+			continue;
+		r = s->rank[v];
+		if (last != NONE && e == lam && r < s->rank[last])
+			continue;
+		if (p->kfirst) {
+			uint32_t f = p->kfirst[v] > ka ? p->kfirst[v] : ka;
+			uint32_t l = p->klast[v] + 1 < kb ? p->klast[v] + 1 : kb;
+			uint64_t a = s->pre[f], b = s->suf[l];
+
+			if (e + (a > b ? a : b) > s->cap)
+				continue;
+		} else if (e + gmax > s->cap && !graph_level_fits(s, v, e)) {
+			continue;
+		}
+		if (nc == WIDTH) {
+			uint64_t we = ce[WIDTH - 1];
+
+			if (e > we || (e == we && r > s->rank[cand[WIDTH - 1]]))
+				continue;
+			nc--;
+		}
+		for (j = nc; j > 0; j--) {
+			if (ce[j - 1] < e || (ce[j - 1] == e &&
+					      s->rank[cand[j - 1]] < r))
+				break;
+			cand[j] = cand[j - 1];
+			ce[j] = ce[j - 1];
+		}
+		cand[j] = v;
+		ce[j] = e;
+		nc++;
+	}
+	for (at = 0; at < nc; at++) {
+		uint32_t mark = s->log_n, c, split = 0;
+		uint64_t e = ce[at];
+		int r;
+
+		v = cand[at];
+		if (++s->spent > s->budget)
+			return ABORTED;
+		if ((s->spent & 1023) == 0 && s->deadline > 0 &&
+		    now_s() > s->deadline) {
+			s->out_of_time = 1;
+			return ABORTED;
+		}
+		if (!search_fits(s, v, e))
+			continue;
+		s->pruned = 0;
+		s->log_v[s->log_n] = v;
+		s->log_mark[s->log_n++] = s->trail_n;
+		if (!search_place(s, v, e))
+			return -1;
+		if (s->pruned) {
+			log_undo(s, mark);
+			continue;
+		}
+		if (p->kfirst)
+			for (c = p->kfirst[v]; c < p->klast[v]; c++)
+				if (c >= ka && c + 1 < kb && s->cuts[c] == 0)
+					split = 1;
+		r = split ? part_split(s, mem, nm, ka, kb) :
+			    part_dfs(s, mem, nm, ka, kb, e, v);
+		if (r == 1 || r == -1)
+			return r;
+		log_undo(s, mark);
+		if (r == ABORTED)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Look for a placement of height <= s->cap within `budget` nodes.
+ * Returns 1 with s->off filled, 0 when none was found, -1 when memory ran
+ * out.
  */
 static int search_run(struct search *s, uint64_t budget)
 {
 	const struct problem *p = s->p;
-	uint32_t k = 0, n = p->n;
-	uint64_t spent = 0;
+	int r;
 
-	if (n == 0)
-		return 1;
-	s->level[0] = 0;
-	if (!search_candidates(s, 0))
-		return 0;
-	for (;;) {
-		if (s->pos[k] < s->ncand[k]) {
-			size_t at = (size_t)k * (WIDTH + 1) + s->pos[k]++;
-			uint32_t move = s->cand[at];
-			uint64_t f = s->cand_e[at];
-			int ok;
-
-			if (++spent > budget)
-				break;
-			if ((spent & 1023) == 0 && s->deadline > 0 &&
-			    now_s() > s->deadline) {
-				s->out_of_time = 1;
-				break;
-			}
-			if (!search_fits(s, move, f))
-				continue;
-			s->mark[k] = s->trail_n;
-			s->chosen[k] = move;
-			s->pruned = 0;
-			ok = search_deepen(s, k) && search_place(s, move, f);
-			if (!ok) {
-				s->nodes += spent;
-				return -1;
-			}
-			if (s->pruned) {
-				search_undo(s, move, s->mark[k]);
-				continue;
-			}
-			k++;
-			if (s->n_placed == n) {
-				s->nodes += spent;
-				return 1;
-			}
-			s->level[k] = f;
-			if (!search_candidates(s, k)) {
-				k--;
-				search_undo(s, s->chosen[k], s->mark[k]);
-			}
-			continue;
-		}
-		if (k == 0)
-			break;
-		k--;
-		search_undo(s, s->chosen[k], s->mark[k]);
-	}
-	s->nodes += spent > budget ? budget : spent;
-	return 0;
+	s->spent = 0;
+	s->budget = budget;
+	r = part_dfs(s, s->all, p->n, 0, p->nk, 0, NONE);
+	s->nodes += s->spent > budget ? budget : s->spent;
+	return r == ABORTED ? 0 : r;
 }
 
 static uint64_t height_of(uint32_t n, const uint64_t *size,
@@ -684,15 +722,16 @@ static int search_improve(const struct problem *p, uint64_t bound,
 		s.deadline = start + opt->time_limit;
 	hi = *best - 1;
 	while (lo <= hi && spent < budget && !s.out_of_time) {
-		/* The bound first, then the middle of what is left. */
+		/* The bound first, then the middle of what is left; with a
+		 * capacity, the capacity itself: any height within it will do. */
 		uint64_t cap = first ? lo : lo + (hi - lo) / 2;
 		uint64_t share = first ? budget / 2 : (budget - spent) / 3;
 		int found = 0;
 
+		if (cap_goal && cap_goal > lo)
+			cap = cap_goal < hi ? cap_goal : hi;
 		if (share < 1000)
 			share = budget - spent;
-		if (cap_goal && cap < cap_goal && !first)
-			cap = cap_goal < hi ? cap_goal : hi;
 		found = search_decide(&s, cap, share, &spent);
 		if (found < 0) {
 			search_release(&s);
