@@ -938,6 +938,77 @@ static uint32_t find_next(uint32_t *next, uint32_t i)
 	return r;
 }
 
+/* A min segment tree over sections: seg[P + i] is section i's value. */
+static void seg_set(uint32_t *seg, uint32_t P, uint32_t i, uint32_t val)
+{
+	i += P;
+	seg[i] = val;
+	for (i /= 2; i >= 1; i /= 2)
+		seg[i] = seg[2 * i] < seg[2 * i + 1] ? seg[2 * i] : seg[2 * i + 1];
+}
+
+static uint32_t seg_min(const uint32_t *seg, uint32_t node, uint32_t nl,
+			uint32_t nr, uint32_t a, uint32_t b)
+{
+	uint32_t mid, x, y;
+
+	if (nr < a || nl > b)
+		return NONE;
+	if (a <= nl && nr <= b)
+		return seg[node];
+	mid = nl + (nr - nl) / 2;
+	x = seg_min(seg, 2 * node, nl, mid, a, b);
+	y = seg_min(seg, 2 * node + 1, mid + 1, nr, a, b);
+	return x < y ? x : y;
+}
+
+/* The leftmost section in [a, b] whose value is <= bound, or NONE. */
+static uint32_t seg_leftmost(const uint32_t *seg, uint32_t node, uint32_t nl,
+			     uint32_t nr, uint32_t a, uint32_t b,
+			     uint32_t bound)
+{
+	uint32_t mid, r;
+
+	if (nr < a || nl > b || seg[node] > bound)
+		return NONE;
+	if (nl == nr)
+		return nl;
+	mid = nl + (nr - nl) / 2;
+	r = seg_leftmost(seg, 2 * node, nl, mid, a, b, bound);
+	if (r != NONE)
+		return r;
+	return seg_leftmost(seg, 2 * node + 1, mid + 1, nr, a, b, bound);
+}
+
+/*
+ * Within the run that starts at a, give sections [x, y] the floor nf;
+ * the rest of the run keeps its floor.
+ */
+static void run_split(struct skyline *k, uint32_t a, uint32_t x, uint32_t y,
+		      uint64_t nf)
+{
+	uint32_t b = k->run_end[a], prev = k->run_prev[a];
+	uint64_t f = k->run_floor[a];
+
+	if (x > a) {
+		k->run_end[a] = x - 1;
+		heap_push(k, f, a);
+		prev = a;
+	} else {
+		k->is_start[a] = 0;
+	}
+	if (y < b) {
+		k->is_start[y + 1] = 1;
+		k->run_end[y + 1] = b;
+		k->run_floor[y + 1] = f;
+		k->run_prev[y + 1] = x;
+		if (b + 1 < k->m)
+			k->run_prev[b + 1] = y + 1;
+		heap_push(k, f, y + 1);
+	}
+	set_run(k, x, y, nf, prev);
+}
+
 static const int64_t *greedy_upper;
 static const uint64_t *greedy_size;
 
@@ -984,6 +1055,7 @@ static int interval_greedy(uint32_t n, const int64_t *lower,
 	uint32_t *sa = malloc((size_t)n * sizeof(*sa) + 1);
 	uint32_t *sb = malloc((size_t)n * sizeof(*sb) + 1);
 	uint32_t *gstart = NULL, *gbuf = NULL, *gnext = NULL, *fill = NULL;
+	uint32_t *seg = NULL, *tail = NULL, P;
 	uint32_t nt = 0, i, v, placed = 0;
 	int rc = CGS_E_NOMEM;
 
@@ -1037,20 +1109,34 @@ static int interval_greedy(uint32_t n, const int64_t *lower,
 	k.run_floor[0] = 0;
 	k.run_prev[0] = NONE;
 	heap_push(&k, 0, 0);
+	/* tail[g]: the group's last unplaced buffer (the one ending first). */
+	for (P = 1; P < k.m; P *= 2)
+		;
+	seg = malloc(2 * (size_t)P * sizeof(*seg));
+	tail = malloc(((size_t)k.m + 1) * sizeof(*tail));
+	if (!seg || !tail)
+		goto out;
+	for (i = 0; i < 2 * P; i++)
+		seg[i] = NONE;
+	for (i = 0; i < k.m; i++) {
+		tail[i] = gstart[i + 1];
+		seg_set(seg, P, i, gstart[i + 1] > gstart[i] ?
+			sb[gbuf[gstart[i + 1] - 1]] : NONE);
+	}
 	while (placed < n && k.heap_n > 0 && !k.nomem) {
 		struct heap_item h = heap_pop(&k);
-		uint32_t a = h.start, b, prev, lo, hi, q, pick = NONE;
+		uint32_t a = h.start, b, prev, g, q;
 		uint64_t f = h.floor;
 
 		if (!k.is_start[a] || k.run_floor[a] != f)
 			continue; /* stale */
 		b = k.run_end[a];
 		prev = k.run_prev[a];
-		/* First unplaced buffer of group a whose end is <= b. */
-		lo = gstart[a];
-		hi = gstart[a + 1];
-		{
-			uint32_t l = lo, r = hi;
+		g = seg_leftmost(seg, 1, 0, P - 1, a, b, b);
+		if (g != NONE) {
+			/* The widest buffer of group g that ends in the run. */
+			uint32_t l = gstart[g], r = gstart[g + 1], pick, e;
+			uint64_t o;
 
 			while (l < r) {
 				uint32_t mid = l + (r - l) / 2;
@@ -1060,54 +1146,33 @@ static int interval_greedy(uint32_t n, const int64_t *lower,
 				else
 					r = mid;
 			}
-			q = find_next(gnext, l + a) - a;
-			if (q < hi)
-				pick = gbuf[q];
-		}
-		if (pick != NONE) {
-			uint64_t o = align_up(f, align[pick]);
-			uint32_t e = sb[pick];
-
+			q = find_next(gnext, l + g) - g;
+			pick = gbuf[q];
+			o = align_up(f, align[pick]);
+			e = sb[pick];
 			offset[pick] = o;
 			placed++;
-			gnext[q + a] = q + a + 1;
-			/* [a, e] rises; [e + 1, b] stays at f. */
-			k.is_start[a] = 0;
-			if (e < b) {
-				k.is_start[e + 1] = 1;
-				k.run_end[e + 1] = b;
-				k.run_floor[e + 1] = f;
-				k.run_prev[e + 1] = a;
-				if (b + 1 < k.m)
-					k.run_prev[b + 1] = e + 1;
-				heap_push(&k, f, e + 1);
-			} else if (b + 1 < k.m) {
-				k.run_prev[b + 1] = a;
-			}
-			set_run(&k, a, e, o + size[pick], prev);
+			gnext[q + g] = q + g + 1;
+			while (tail[g] > gstart[g] &&
+			       find_next(gnext, tail[g] - 1 + g) - g != tail[g] - 1)
+				tail[g]--;
+			seg_set(seg, P, g, tail[g] > gstart[g] ?
+				sb[gbuf[tail[g] - 1]] : NONE);
+			run_split(&k, a, g, e, o + size[pick]);
 		} else {
-			/* Nothing fits at f in section a: raise it. */
+			/*
+			 * Nothing fits in the run: a buffer covering it starts
+			 * before it (above the left neighbour) or crosses its
+			 * right end (above the right neighbour).
+			 */
 			uint64_t lift = UINT64_MAX;
-			int left = find_next(gnext, lo + a) - a < hi;
 
 			if (prev != NONE)
 				lift = k.run_floor[prev];
-			if (left && b + 1 < k.m &&
-			    k.run_floor[b + 1] < lift)
+			if (seg_min(seg, 1, 0, P - 1, a, b) != NONE &&
+			    b + 1 < k.m && k.run_floor[b + 1] < lift)
 				lift = k.run_floor[b + 1];
-			k.is_start[a] = 0;
-			if (a < b) {
-				k.is_start[a + 1] = 1;
-				k.run_end[a + 1] = b;
-				k.run_floor[a + 1] = f;
-				k.run_prev[a + 1] = a;
-				if (b + 1 < k.m)
-					k.run_prev[b + 1] = a + 1;
-				heap_push(&k, f, a + 1);
-			} else if (b + 1 < k.m) {
-				k.run_prev[b + 1] = a;
-			}
-			set_run(&k, a, a, lift, prev);
+			run_split(&k, a, a, b, lift);
 		}
 	}
 	rc = k.nomem ? CGS_E_NOMEM : placed == n ? 0 : CGS_E_ARG;
@@ -1124,6 +1189,8 @@ out:
 	free(k.run_floor);
 	free(k.is_start);
 	free(k.heap);
+	free(seg);
+	free(tail);
 	return rc;
 }
 
@@ -1375,6 +1442,29 @@ int cgs_dsa_pack_intervals(uint32_t n, const int64_t *lower,
 	if (rc)
 		goto out;
 	best = height_of(n, size, offset);
+	/* The greedy once more with time running backwards; keep the lower. */
+	if (best > bound) {
+		int64_t *rl = malloc((size_t)n * sizeof(*rl));
+		int64_t *ru = malloc((size_t)n * sizeof(*ru));
+		uint64_t *ro = malloc((size_t)n * sizeof(*ro));
+
+		rc = rl && ru && ro ? 0 : CGS_E_NOMEM;
+		for (v = 0; v < n && rc == 0; v++) {
+			rl[v] = ~upper[v];
+			ru[v] = ~lower[v];
+		}
+		if (rc == 0)
+			rc = interval_greedy(n, rl, ru, size, al, ro);
+		if (rc == 0 && height_of(n, size, ro) < best) {
+			memcpy(offset, ro, (size_t)n * sizeof(*ro));
+			best = height_of(n, size, ro);
+		}
+		free(rl);
+		free(ru);
+		free(ro);
+		if (rc)
+			goto out;
+	}
 	if (best > bound && n <= CGS_DSA_SEARCH_MAX &&
 	    !(opt && opt->capacity && best <= opt->capacity)) {
 		rc = interval_problem(&p, n, lower, upper, size, al);

@@ -44,7 +44,7 @@
 #include "plan/graph.h"
 
 /* Above this many buffers (or 2^25 conflict pairs) only the greedy runs. */
-#define CGS_DSA_SEARCH_MAX 5000u
+#define CGS_DSA_SEARCH_MAX 2000u
 
 struct cgs_dsa_options {
 	/*
