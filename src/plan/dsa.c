@@ -221,6 +221,12 @@ struct search {
 	uint64_t *cand_e;   /* their offsets */
 	uint8_t *ncand, *pos;
 	uint32_t n_placed;
+	uint32_t *log_v;    /* placements in order, for undoing */
+	size_t *log_mark;   /* trail length before each */
+	uint32_t log_n;
+	uint32_t *cuts;     /* unplaced buffers crossing each clique boundary */
+	uint32_t *all;      /* 0..n-1 */
+	uint64_t spent, budget;
 	int pruned;         /* the last move left a buffer no room */
 	uint64_t nodes;
 	double deadline;    /* 0: none */
@@ -246,6 +252,10 @@ static void search_release(struct search *s)
 	free(s->cand);
 	free(s->ncand);
 	free(s->pos);
+	free(s->log_v);
+	free(s->log_mark);
+	free(s->cuts);
+	free(s->all);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -275,13 +285,20 @@ static int search_init(struct search *s, const struct problem *p)
 	s->cand = calloc((dm + 1) * (WIDTH + 1), sizeof(*s->cand));
 	s->ncand = calloc(dm + 1, 1);
 	s->pos = calloc(dm + 1, 1);
+	s->log_v = calloc(n + 1, sizeof(*s->log_v));
+	s->log_mark = calloc(n + 1, sizeof(*s->log_mark));
+	s->cuts = calloc(nk + 1, sizeof(*s->cuts));
+	s->all = calloc(n + 1, sizeof(*s->all));
 	if (!s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
 	    !s->rem || !s->trail_idx || !s->trail_old || !s->chosen ||
 	    !s->level || !s->mark || !s->cand || !s->ncand || !s->pos ||
-	    !s->pre || !s->suf || !s->cand_e) {
+	    !s->pre || !s->suf || !s->cand_e || !s->log_v || !s->log_mark ||
+	    !s->cuts || !s->all) {
 		search_release(s);
 		return CGS_E_NOMEM;
 	}
+	for (n = 0; n < p->n; n++)
+		s->all[n] = (uint32_t)n;
 	return 0;
 }
 
@@ -296,9 +313,18 @@ static void search_reset(struct search *s, const uint32_t *rank, uint64_t cap)
 	memset(s->d, 0, (size_t)p->n * sizeof(*s->d));
 	memset(s->top, 0, (size_t)p->nk * sizeof(*s->top));
 	memcpy(s->rem, p->kweight, (size_t)p->nk * sizeof(*s->rem));
-	for (v = 0; v < p->n; v++)
+	memset(s->cuts, 0, (size_t)p->nk * sizeof(*s->cuts));
+	for (v = 0; v < p->n; v++) {
 		s->free_nbr[v] = p->nbr_start[v + 1] - p->nbr_start[v];
+		if (p->kfirst) {
+			uint32_t c;
+
+			for (c = p->kfirst[v]; c < p->klast[v]; c++)
+				s->cuts[c]++;
+		}
+	}
 	s->trail_n = 0;
+	s->log_n = 0;
 	s->n_placed = 0;
 }
 
@@ -342,119 +368,6 @@ static int graph_level_fits(const struct search *s, uint32_t v, uint64_t e)
 	return 1;
 }
 
-/*
- * The moves of depth k: unplaced buffers whose canonical offset e is at
- * or above the level (the offset of the last placement), best WIDTH by
- * (e, rank).  Pruned: a buffer at the level ranked before the last one
- * (buffers at one offset commute, so only rank order is tried); a buffer
- * whose e is at or above some unplaced buffer's e + size (that buffer
- * would fit below it, so the placement is not canonical); a buffer after
- * which some clique's remaining bytes no longer fit above the new level.
- * Returns the count; 0 when the node is dead.
- */
-static unsigned search_candidates(struct search *s, uint32_t k)
-{
-	const struct problem *p = s->p;
-	uint64_t lam = s->level[k], min_height = UINT64_MAX, gmax = 0;
-	uint32_t *cand = s->cand + (size_t)k * (WIDTH + 1);
-	uint64_t *ce = s->cand_e + (size_t)k * (WIDTH + 1);
-	uint32_t last = k > 0 ? s->chosen[k - 1] : NONE, v, j, kk;
-	unsigned nc = 0;
-
-	for (v = 0; v < p->n; v++) {
-		uint64_t e;
-
-		if (s->placed[v])
-			continue;
-		e = s->d[v];
-		if (e + p->size[v] > s->cap)
-			return 0; /* d only grows */
-		if (e < lam && s->free_nbr[v] == 0)
-			return 0; /* stuck below the level */
-		if (e + p->size[v] < min_height)
-			min_height = e + p->size[v];
-	}
-	/* Each clique's members sit above its top, the level and the lowest
-	 * canonical offset among them. */
-	for (kk = 0; kk < p->nk; kk++) {
-		uint64_t fl, lo = UINT64_MAX;
-		uint32_t i;
-
-		if (s->rem[kk] == 0)
-			continue;
-		fl = s->top[kk] > lam ? s->top[kk] : lam;
-		if (fl + s->rem[kk] > s->cap)
-			return 0;
-		/* Only a floor raised by every member can prune more. */
-		for (i = p->km_start[kk]; i < p->km_start[kk + 1] && lo > fl;
-		     i++) {
-			v = p->km[i];
-			if (!s->placed[v] && s->d[v] < lo)
-				lo = s->d[v];
-		}
-		if (lo > fl && lo + s->rem[kk] > s->cap)
-			return 0;
-	}
-	if (p->kfirst) {
-		s->pre[0] = 0;
-		for (kk = 0; kk < p->nk; kk++)
-			s->pre[kk + 1] = s->rem[kk] > s->pre[kk] ?
-					 s->rem[kk] : s->pre[kk];
-		s->suf[p->nk] = 0;
-		for (kk = p->nk; kk-- > 0;)
-			s->suf[kk] = s->rem[kk] > s->suf[kk + 1] ?
-				     s->rem[kk] : s->suf[kk + 1];
-	} else {
-		for (kk = 0; kk < p->nk; kk++)
-			if (s->rem[kk] > gmax)
-				gmax = s->rem[kk];
-	}
-	for (v = 0; v < p->n; v++) {
-		uint64_t e;
-		uint32_t r;
-
-		if (s->placed[v])
-			continue;
-		e = s->d[v];
-		if (e < lam || e >= min_height)
-			continue;
-		if (p->twin[v] != NONE && !s->placed[p->twin[v]])
-			continue;
-		r = s->rank[v];
-		if (last != NONE && e == lam && r < s->rank[last])
-			continue;
-		if (p->kfirst) {
-			uint64_t a = s->pre[p->kfirst[v]];
-			uint64_t b = s->suf[p->klast[v] + 1];
-
-			if (e + (a > b ? a : b) > s->cap)
-				continue;
-		} else if (e + gmax > s->cap && !graph_level_fits(s, v, e)) {
-			continue;
-		}
-		if (nc == WIDTH) {
-			uint64_t we = ce[WIDTH - 1];
-
-			if (e > we || (e == we && r > s->rank[cand[WIDTH - 1]]))
-				continue;
-			nc--;
-		}
-		for (j = nc; j > 0; j--) {
-			if (ce[j - 1] < e || (ce[j - 1] == e &&
-					      s->rank[cand[j - 1]] < r))
-				break;
-			cand[j] = cand[j - 1];
-			ce[j] = ce[j - 1];
-		}
-		cand[j] = v;
-		ce[j] = e;
-		nc++;
-	}
-	s->ncand[k] = (uint8_t)nc;
-	s->pos[k] = 0;
-	return nc;
-}
-
 /* Whether placing v at e keeps every clique's remaining bytes in cap. */
 static int search_fits(struct search *s, uint32_t v, uint64_t e)
 {
@@ -481,6 +394,9 @@ static int search_place(struct search *s, uint32_t v, uint64_t e)
 	s->placed[v] = 1;
 	s->off[v] = e;
 	s->n_placed++;
+	if (p->kfirst)
+		for (i = p->kfirst[v]; i < p->klast[v]; i++)
+			s->cuts[i]--;
 	for (i = p->vk_start[v]; i < p->vk_start[v + 1]; i++) {
 		kk = p->vk[i];
 		s->rem[kk] -= sz;
@@ -505,32 +421,6 @@ static int search_place(struct search *s, uint32_t v, uint64_t e)
 	return ok;
 }
 
-/* Room for one more depth; 0 when memory ran out. */
-static int search_deepen(struct search *s, uint32_t k)
-{
-	size_t dm;
-
-	if (k + 1 < s->depth_max)
-		return 1;
-	dm = (size_t)s->depth_max * 2;
-#define DEEPEN(f, per) do { \
-		void *q_ = realloc(s->f, (dm + 1) * (per) * sizeof(*s->f)); \
-		if (!q_) \
-			return 0; \
-		s->f = q_; \
-	} while (0)
-	DEEPEN(chosen, 1);
-	DEEPEN(level, 1);
-	DEEPEN(mark, 1);
-	DEEPEN(cand, WIDTH + 1);
-	DEEPEN(cand_e, WIDTH + 1);
-	DEEPEN(ncand, 1);
-	DEEPEN(pos, 1);
-#undef DEEPEN
-	s->depth_max = (uint32_t)dm;
-	return 1;
-}
-
 static void search_undo(struct search *s, uint32_t move, size_t mark)
 {
 	const struct problem *p = s->p;
@@ -552,71 +442,219 @@ static void search_undo(struct search *s, uint32_t move, size_t mark)
 		s->free_nbr[p->nbr[i]]++;
 	s->placed[move] = 0;
 	s->n_placed--;
+	if (p->kfirst)
+		for (i = p->kfirst[move]; i < p->klast[move]; i++)
+			s->cuts[i]++;
 }
 
 /*
- * Depth-first search for a placement of height <= s->cap within `budget`
- * nodes.  Returns 1 with s->off filled, 0 when none was found, -1 when
- * memory ran out.
+ * The search proper, over partitions.  For intervals, a boundary between
+ * two neighbouring cliques that no unplaced buffer crosses splits what is
+ * left into parts that share no conflict: each part is searched alone,
+ * from offset 0 again, and a part that fails fails the placement that
+ * made the cut without retrying the others' choices.
+ */
+#define ABORTED (-2)
+
+/* Undo placements down to log length `to`. */
+static void log_undo(struct search *s, uint32_t to)
+{
+	while (s->log_n > to) {
+		s->log_n--;
+		search_undo(s, s->log_v[s->log_n], s->log_mark[s->log_n]);
+	}
+}
+
+static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
+		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last);
+
+/* Search every part between the cuts in [ka, kb); 1 when all succeed. */
+static int part_split(struct search *s, const uint32_t *mem, uint32_t nm,
+		      uint32_t ka, uint32_t kb)
+{
+	const struct problem *p = s->p;
+	uint32_t *sub = malloc(((size_t)nm + 1) * sizeof(*sub));
+	uint32_t a = ka, c, i, ns;
+	int r = 1;
+
+	if (!sub)
+		return -1;
+	for (c = ka; c < kb && r == 1; c++) {
+		if (c + 1 < kb && s->cuts[c] != 0)
+			continue;
+		/* [a, c] is a part. */
+		ns = 0;
+		for (i = 0; i < nm; i++) {
+			uint32_t v = mem[i];
+
+			if (!s->placed[v] && p->kfirst[v] <= c &&
+			    p->klast[v] >= a)
+				sub[ns++] = v;
+		}
+		if (ns > 0)
+			r = part_dfs(s, sub, ns, a, c + 1, 0, NONE);
+		a = c + 1;
+	}
+	free(sub);
+	return r;
+}
+
+static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
+		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last)
+{
+	const struct problem *p = s->p;
+	uint64_t min_height = UINT64_MAX, gmax = 0, ce[WIDTH];
+	uint32_t cand[WIDTH], v, i, j, kk, left = 0;
+	unsigned nc = 0, at;
+
+	for (i = 0; i < nm; i++) {
+		uint64_t e;
+
+		v = mem[i];
+		if (s->placed[v])
+			continue;
+		left++;
+		e = s->d[v];
+		if (e + p->size[v] > s->cap)
+			return 0; /* d only grows */
+		if (e < lam && s->free_nbr[v] == 0)
+			return 0; /* stuck below the level */
+		if (e + p->size[v] < min_height)
+			min_height = e + p->size[v];
+	}
+	if (left == 0)
+		return 1;
+	/* Each clique's members sit above its top, the level and the lowest
+	 * canonical offset among them. */
+	for (kk = ka; kk < kb; kk++) {
+		uint64_t fl, lo = UINT64_MAX;
+
+		if (s->rem[kk] == 0)
+			continue;
+		fl = s->top[kk] > lam ? s->top[kk] : lam;
+		if (fl + s->rem[kk] > s->cap)
+			return 0;
+		/* Only a floor raised by every member can prune more. */
+		for (i = p->km_start[kk]; i < p->km_start[kk + 1] && lo > fl;
+		     i++) {
+			v = p->km[i];
+			if (!s->placed[v] && s->d[v] < lo)
+				lo = s->d[v];
+		}
+		if (lo > fl && lo + s->rem[kk] > s->cap)
+			return 0;
+	}
+	if (p->kfirst) {
+		s->pre[ka] = 0;
+		for (kk = ka; kk < kb; kk++)
+			s->pre[kk + 1] = s->rem[kk] > s->pre[kk] ?
+					 s->rem[kk] : s->pre[kk];
+		s->suf[kb] = 0;
+		for (kk = kb; kk-- > ka;)
+			s->suf[kk] = s->rem[kk] > s->suf[kk + 1] ?
+				     s->rem[kk] : s->suf[kk + 1];
+	} else {
+		for (kk = ka; kk < kb; kk++)
+			if (s->rem[kk] > gmax)
+				gmax = s->rem[kk];
+	}
+	for (i = 0; i < nm; i++) {
+		uint64_t e;
+		uint32_t r;
+
+		v = mem[i];
+		if (s->placed[v])
+			continue;
+		e = s->d[v];
+		if (e < lam || e >= min_height)
+			continue;
+		if (p->twin[v] != NONE && !s->placed[p->twin[v]])
+			continue;
+		r = s->rank[v];
+		if (last != NONE && e == lam && r < s->rank[last])
+			continue;
+		if (p->kfirst) {
+			uint32_t f = p->kfirst[v] > ka ? p->kfirst[v] : ka;
+			uint32_t l = p->klast[v] + 1 < kb ? p->klast[v] + 1 : kb;
+			uint64_t a = s->pre[f], b = s->suf[l];
+
+			if (e + (a > b ? a : b) > s->cap)
+				continue;
+		} else if (e + gmax > s->cap && !graph_level_fits(s, v, e)) {
+			continue;
+		}
+		if (nc == WIDTH) {
+			uint64_t we = ce[WIDTH - 1];
+
+			if (e > we || (e == we && r > s->rank[cand[WIDTH - 1]]))
+				continue;
+			nc--;
+		}
+		for (j = nc; j > 0; j--) {
+			if (ce[j - 1] < e || (ce[j - 1] == e &&
+					      s->rank[cand[j - 1]] < r))
+				break;
+			cand[j] = cand[j - 1];
+			ce[j] = ce[j - 1];
+		}
+		cand[j] = v;
+		ce[j] = e;
+		nc++;
+	}
+	for (at = 0; at < nc; at++) {
+		uint32_t mark = s->log_n, c, split = 0;
+		uint64_t e = ce[at];
+		int r;
+
+		v = cand[at];
+		if (++s->spent > s->budget)
+			return ABORTED;
+		if ((s->spent & 1023) == 0 && s->deadline > 0 &&
+		    now_s() > s->deadline) {
+			s->out_of_time = 1;
+			return ABORTED;
+		}
+		if (!search_fits(s, v, e))
+			continue;
+		s->pruned = 0;
+		s->log_v[s->log_n] = v;
+		s->log_mark[s->log_n++] = s->trail_n;
+		if (!search_place(s, v, e))
+			return -1;
+		if (s->pruned) {
+			log_undo(s, mark);
+			continue;
+		}
+		if (p->kfirst)
+			for (c = p->kfirst[v]; c < p->klast[v]; c++)
+				if (c >= ka && c + 1 < kb && s->cuts[c] == 0)
+					split = 1;
+		r = split ? part_split(s, mem, nm, ka, kb) :
+			    part_dfs(s, mem, nm, ka, kb, e, v);
+		if (r == 1 || r == -1)
+			return r;
+		log_undo(s, mark);
+		if (r == ABORTED)
+			return r;
+	}
+	return 0;
+}
+
+/*
+ * Look for a placement of height <= s->cap within `budget` nodes.
+ * Returns 1 with s->off filled, 0 when none was found, -1 when memory ran
+ * out.
  */
 static int search_run(struct search *s, uint64_t budget)
 {
 	const struct problem *p = s->p;
-	uint32_t k = 0, n = p->n;
-	uint64_t spent = 0;
+	int r;
 
-	if (n == 0)
-		return 1;
-	s->level[0] = 0;
-	if (!search_candidates(s, 0))
-		return 0;
-	for (;;) {
-		if (s->pos[k] < s->ncand[k]) {
-			size_t at = (size_t)k * (WIDTH + 1) + s->pos[k]++;
-			uint32_t move = s->cand[at];
-			uint64_t f = s->cand_e[at];
-			int ok;
-
-			if (++spent > budget)
-				break;
-			if ((spent & 1023) == 0 && s->deadline > 0 &&
-			    now_s() > s->deadline) {
-				s->out_of_time = 1;
-				break;
-			}
-			if (!search_fits(s, move, f))
-				continue;
-			s->mark[k] = s->trail_n;
-			s->chosen[k] = move;
-			s->pruned = 0;
-			ok = search_deepen(s, k) && search_place(s, move, f);
-			if (!ok) {
-				s->nodes += spent;
-				return -1;
-			}
-			if (s->pruned) {
-				search_undo(s, move, s->mark[k]);
-				continue;
-			}
-			k++;
-			if (s->n_placed == n) {
-				s->nodes += spent;
-				return 1;
-			}
-			s->level[k] = f;
-			if (!search_candidates(s, k)) {
-				k--;
-				search_undo(s, s->chosen[k], s->mark[k]);
-			}
-			continue;
-		}
-		if (k == 0)
-			break;
-		k--;
-		search_undo(s, s->chosen[k], s->mark[k]);
-	}
-	s->nodes += spent > budget ? budget : spent;
-	return 0;
+	s->spent = 0;
+	s->budget = budget;
+	r = part_dfs(s, s->all, p->n, 0, p->nk, 0, NONE);
+	s->nodes += s->spent > budget ? budget : s->spent;
+	return r == ABORTED ? 0 : r;
 }
 
 static uint64_t height_of(uint32_t n, const uint64_t *size,
@@ -684,15 +722,16 @@ static int search_improve(const struct problem *p, uint64_t bound,
 		s.deadline = start + opt->time_limit;
 	hi = *best - 1;
 	while (lo <= hi && spent < budget && !s.out_of_time) {
-		/* The bound first, then the middle of what is left. */
+		/* The bound first, then the middle of what is left; with a
+		 * capacity, the capacity itself: any height within it will do. */
 		uint64_t cap = first ? lo : lo + (hi - lo) / 2;
 		uint64_t share = first ? budget / 2 : (budget - spent) / 3;
 		int found = 0;
 
+		if (cap_goal && cap_goal > lo)
+			cap = cap_goal < hi ? cap_goal : hi;
 		if (share < 1000)
 			share = budget - spent;
-		if (cap_goal && cap < cap_goal && !first)
-			cap = cap_goal < hi ? cap_goal : hi;
 		found = search_decide(&s, cap, share, &spent);
 		if (found < 0) {
 			search_release(&s);
@@ -899,6 +938,77 @@ static uint32_t find_next(uint32_t *next, uint32_t i)
 	return r;
 }
 
+/* A min segment tree over sections: seg[P + i] is section i's value. */
+static void seg_set(uint32_t *seg, uint32_t P, uint32_t i, uint32_t val)
+{
+	i += P;
+	seg[i] = val;
+	for (i /= 2; i >= 1; i /= 2)
+		seg[i] = seg[2 * i] < seg[2 * i + 1] ? seg[2 * i] : seg[2 * i + 1];
+}
+
+static uint32_t seg_min(const uint32_t *seg, uint32_t node, uint32_t nl,
+			uint32_t nr, uint32_t a, uint32_t b)
+{
+	uint32_t mid, x, y;
+
+	if (nr < a || nl > b)
+		return NONE;
+	if (a <= nl && nr <= b)
+		return seg[node];
+	mid = nl + (nr - nl) / 2;
+	x = seg_min(seg, 2 * node, nl, mid, a, b);
+	y = seg_min(seg, 2 * node + 1, mid + 1, nr, a, b);
+	return x < y ? x : y;
+}
+
+/* The leftmost section in [a, b] whose value is <= bound, or NONE. */
+static uint32_t seg_leftmost(const uint32_t *seg, uint32_t node, uint32_t nl,
+			     uint32_t nr, uint32_t a, uint32_t b,
+			     uint32_t bound)
+{
+	uint32_t mid, r;
+
+	if (nr < a || nl > b || seg[node] > bound)
+		return NONE;
+	if (nl == nr)
+		return nl;
+	mid = nl + (nr - nl) / 2;
+	r = seg_leftmost(seg, 2 * node, nl, mid, a, b, bound);
+	if (r != NONE)
+		return r;
+	return seg_leftmost(seg, 2 * node + 1, mid + 1, nr, a, b, bound);
+}
+
+/*
+ * Within the run that starts at a, give sections [x, y] the floor nf;
+ * the rest of the run keeps its floor.
+ */
+static void run_split(struct skyline *k, uint32_t a, uint32_t x, uint32_t y,
+		      uint64_t nf)
+{
+	uint32_t b = k->run_end[a], prev = k->run_prev[a];
+	uint64_t f = k->run_floor[a];
+
+	if (x > a) {
+		k->run_end[a] = x - 1;
+		heap_push(k, f, a);
+		prev = a;
+	} else {
+		k->is_start[a] = 0;
+	}
+	if (y < b) {
+		k->is_start[y + 1] = 1;
+		k->run_end[y + 1] = b;
+		k->run_floor[y + 1] = f;
+		k->run_prev[y + 1] = x;
+		if (b + 1 < k->m)
+			k->run_prev[b + 1] = y + 1;
+		heap_push(k, f, y + 1);
+	}
+	set_run(k, x, y, nf, prev);
+}
+
 static const int64_t *greedy_upper;
 static const uint64_t *greedy_size;
 
@@ -945,6 +1055,7 @@ static int interval_greedy(uint32_t n, const int64_t *lower,
 	uint32_t *sa = malloc((size_t)n * sizeof(*sa) + 1);
 	uint32_t *sb = malloc((size_t)n * sizeof(*sb) + 1);
 	uint32_t *gstart = NULL, *gbuf = NULL, *gnext = NULL, *fill = NULL;
+	uint32_t *seg = NULL, *tail = NULL, P;
 	uint32_t nt = 0, i, v, placed = 0;
 	int rc = CGS_E_NOMEM;
 
@@ -998,20 +1109,34 @@ static int interval_greedy(uint32_t n, const int64_t *lower,
 	k.run_floor[0] = 0;
 	k.run_prev[0] = NONE;
 	heap_push(&k, 0, 0);
+	/* tail[g]: the group's last unplaced buffer (the one ending first). */
+	for (P = 1; P < k.m; P *= 2)
+		;
+	seg = malloc(2 * (size_t)P * sizeof(*seg));
+	tail = malloc(((size_t)k.m + 1) * sizeof(*tail));
+	if (!seg || !tail)
+		goto out;
+	for (i = 0; i < 2 * P; i++)
+		seg[i] = NONE;
+	for (i = 0; i < k.m; i++) {
+		tail[i] = gstart[i + 1];
+		seg_set(seg, P, i, gstart[i + 1] > gstart[i] ?
+			sb[gbuf[gstart[i + 1] - 1]] : NONE);
+	}
 	while (placed < n && k.heap_n > 0 && !k.nomem) {
 		struct heap_item h = heap_pop(&k);
-		uint32_t a = h.start, b, prev, lo, hi, q, pick = NONE;
+		uint32_t a = h.start, b, prev, g, q;
 		uint64_t f = h.floor;
 
 		if (!k.is_start[a] || k.run_floor[a] != f)
 			continue; /* stale */
 		b = k.run_end[a];
 		prev = k.run_prev[a];
-		/* First unplaced buffer of group a whose end is <= b. */
-		lo = gstart[a];
-		hi = gstart[a + 1];
-		{
-			uint32_t l = lo, r = hi;
+		g = seg_leftmost(seg, 1, 0, P - 1, a, b, b);
+		if (g != NONE) {
+			/* The widest buffer of group g that ends in the run. */
+			uint32_t l = gstart[g], r = gstart[g + 1], pick, e;
+			uint64_t o;
 
 			while (l < r) {
 				uint32_t mid = l + (r - l) / 2;
@@ -1021,54 +1146,33 @@ static int interval_greedy(uint32_t n, const int64_t *lower,
 				else
 					r = mid;
 			}
-			q = find_next(gnext, l + a) - a;
-			if (q < hi)
-				pick = gbuf[q];
-		}
-		if (pick != NONE) {
-			uint64_t o = align_up(f, align[pick]);
-			uint32_t e = sb[pick];
-
+			q = find_next(gnext, l + g) - g;
+			pick = gbuf[q];
+			o = align_up(f, align[pick]);
+			e = sb[pick];
 			offset[pick] = o;
 			placed++;
-			gnext[q + a] = q + a + 1;
-			/* [a, e] rises; [e + 1, b] stays at f. */
-			k.is_start[a] = 0;
-			if (e < b) {
-				k.is_start[e + 1] = 1;
-				k.run_end[e + 1] = b;
-				k.run_floor[e + 1] = f;
-				k.run_prev[e + 1] = a;
-				if (b + 1 < k.m)
-					k.run_prev[b + 1] = e + 1;
-				heap_push(&k, f, e + 1);
-			} else if (b + 1 < k.m) {
-				k.run_prev[b + 1] = a;
-			}
-			set_run(&k, a, e, o + size[pick], prev);
+			gnext[q + g] = q + g + 1;
+			while (tail[g] > gstart[g] &&
+			       find_next(gnext, tail[g] - 1 + g) - g != tail[g] - 1)
+				tail[g]--;
+			seg_set(seg, P, g, tail[g] > gstart[g] ?
+				sb[gbuf[tail[g] - 1]] : NONE);
+			run_split(&k, a, g, e, o + size[pick]);
 		} else {
-			/* Nothing fits at f in section a: raise it. */
+			/*
+			 * Nothing fits in the run: a buffer covering it starts
+			 * before it (above the left neighbour) or crosses its
+			 * right end (above the right neighbour).
+			 */
 			uint64_t lift = UINT64_MAX;
-			int left = find_next(gnext, lo + a) - a < hi;
 
 			if (prev != NONE)
 				lift = k.run_floor[prev];
-			if (left && b + 1 < k.m &&
-			    k.run_floor[b + 1] < lift)
+			if (seg_min(seg, 1, 0, P - 1, a, b) != NONE &&
+			    b + 1 < k.m && k.run_floor[b + 1] < lift)
 				lift = k.run_floor[b + 1];
-			k.is_start[a] = 0;
-			if (a < b) {
-				k.is_start[a + 1] = 1;
-				k.run_end[a + 1] = b;
-				k.run_floor[a + 1] = f;
-				k.run_prev[a + 1] = a;
-				if (b + 1 < k.m)
-					k.run_prev[b + 1] = a + 1;
-				heap_push(&k, f, a + 1);
-			} else if (b + 1 < k.m) {
-				k.run_prev[b + 1] = a;
-			}
-			set_run(&k, a, a, lift, prev);
+			run_split(&k, a, a, b, lift);
 		}
 	}
 	rc = k.nomem ? CGS_E_NOMEM : placed == n ? 0 : CGS_E_ARG;
@@ -1085,6 +1189,8 @@ out:
 	free(k.run_floor);
 	free(k.is_start);
 	free(k.heap);
+	free(seg);
+	free(tail);
 	return rc;
 }
 
@@ -1336,6 +1442,29 @@ int cgs_dsa_pack_intervals(uint32_t n, const int64_t *lower,
 	if (rc)
 		goto out;
 	best = height_of(n, size, offset);
+	/* The greedy once more with time running backwards; keep the lower. */
+	if (best > bound) {
+		int64_t *rl = malloc((size_t)n * sizeof(*rl));
+		int64_t *ru = malloc((size_t)n * sizeof(*ru));
+		uint64_t *ro = malloc((size_t)n * sizeof(*ro));
+
+		rc = rl && ru && ro ? 0 : CGS_E_NOMEM;
+		for (v = 0; v < n && rc == 0; v++) {
+			rl[v] = ~upper[v];
+			ru[v] = ~lower[v];
+		}
+		if (rc == 0)
+			rc = interval_greedy(n, rl, ru, size, al, ro);
+		if (rc == 0 && height_of(n, size, ro) < best) {
+			memcpy(offset, ro, (size_t)n * sizeof(*ro));
+			best = height_of(n, size, ro);
+		}
+		free(rl);
+		free(ru);
+		free(ro);
+		if (rc)
+			goto out;
+	}
 	if (best > bound && n <= CGS_DSA_SEARCH_MAX &&
 	    !(opt && opt->capacity && best <= opt->capacity)) {
 		rc = interval_problem(&p, n, lower, upper, size, al);

@@ -44,7 +44,7 @@
 #include "plan/graph.h"
 
 /* Above this many buffers (or 2^25 conflict pairs) only the greedy runs. */
-#define CGS_DSA_SEARCH_MAX 20000u
+#define CGS_DSA_SEARCH_MAX 2000u
 
 struct cgs_dsa_options {
 	/*
@@ -60,7 +60,7 @@ struct cgs_dsa_options {
 	double time_limit;
 };
 
-#define CGS_DSA_DEFAULT_NODES 4000000u
+#define CGS_DSA_DEFAULT_NODES 2000000u
 
 struct cgs_dsa_result {
 	uint64_t height;      /* max over buffers of offset + size */
