@@ -129,6 +129,12 @@ grep -q '"slots": 10,' "$tmp/te-1" || fail "per-rank te-plan lacks rank 3's ring
 [ $? -eq 1 ] || fail "--max-slots below the smallest ring accepted"
 grep -q 'slots.max 7: shorter than the smallest ring safe for every rank; accepted: 8 or more' \
 	"$tmp/err" || fail "short max message: $(cat "$tmp/err")"
+# Rings per rank that come out equal compile, and verify proves them.
+sed 's/slots: auto/slots: {max: 16, per_rank: true}/' "$example" >"$tmp/max16-pr.yaml"
+"$cgslot" compile -q "$tmp/max16-pr.yaml" -o "$tmp/max16-pr.cgslot" ||
+	fail "compile of slots: {max: 16, per_rank: true} failed"
+"$cgslot" verify "$tmp/max16-pr.cgslot" "$tmp/max16-pr.yaml" >/dev/null 2>"$tmp/err" ||
+	fail "verify of the searched ring failed: $(cat "$tmp/err")"
 sed 's/slots: auto/slots: {per_rank: true}/' "$example" >"$tmp/per-rank.yaml"
 "$cgslot" compile "$tmp/per-rank.yaml" -o "$tmp/per-rank.cgslot" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "compile wrote rings per rank into a format without them"
