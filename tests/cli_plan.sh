@@ -102,14 +102,14 @@ grep -q 'shorter than liveness.*rank 0 with 4 microbatches has 4 microbatches of
 [ $? -eq 1 ] || fail "--limit frames not applied"
 grep -q 'frames' "$tmp/err" || fail "frame limit message: $(cat "$tmp/err")"
 
-# The ring search: S = 16 reaches the bound on ranks 1-3 of the example,
+# The ring search: S = 16 reaches the bound on every rank of the example,
 # the table lists every ring tried, and -j never changes the plan.
 "$cgslot" plan --max-slots 16 "$example" >"$tmp/search" 2>"$tmp/err" ||
 	fail "--max-slots 16 failed: $(cat "$tmp/err")"
 grep -q '^ring: 16 slots shared by every rank' "$tmp/search" ||
 	fail "search ring: $(grep ring "$tmp/search")"
-[ "$(grep -c '= 1.000 x lower bound' "$tmp/search")" -eq 3 ] ||
-	fail "search should reach the bound on 3 ranks: $(grep total "$tmp/search")"
+[ "$(grep -c '= 1.000 x lower bound' "$tmp/search")" -eq 4 ] ||
+	fail "search should reach the bound on every rank: $(grep total "$tmp/search")"
 sed 's/slots: auto/slots: {max: 16}/' "$example" >"$tmp/max16.yaml"
 "$cgslot" plan "$tmp/max16.yaml" | diff - "$tmp/search" >/dev/null ||
 	fail "slots: {max: 16} differs from --max-slots 16"
@@ -129,6 +129,12 @@ grep -q '"slots": 10,' "$tmp/te-1" || fail "per-rank te-plan lacks rank 3's ring
 [ $? -eq 1 ] || fail "--max-slots below the smallest ring accepted"
 grep -q 'slots.max 7: shorter than the smallest ring safe for every rank; accepted: 8 or more' \
 	"$tmp/err" || fail "short max message: $(cat "$tmp/err")"
+# Rings per rank that come out equal compile, and verify proves them.
+sed 's/slots: auto/slots: {max: 16, per_rank: true}/' "$example" >"$tmp/max16-pr.yaml"
+"$cgslot" compile -q "$tmp/max16-pr.yaml" -o "$tmp/max16-pr.cgslot" ||
+	fail "compile of slots: {max: 16, per_rank: true} failed"
+"$cgslot" verify "$tmp/max16-pr.cgslot" "$tmp/max16-pr.yaml" >/dev/null 2>"$tmp/err" ||
+	fail "verify of the searched ring failed: $(cat "$tmp/err")"
 sed 's/slots: auto/slots: {per_rank: true}/' "$example" >"$tmp/per-rank.yaml"
 "$cgslot" compile "$tmp/per-rank.yaml" -o "$tmp/per-rank.cgslot" 2>"$tmp/err"
 [ $? -eq 1 ] || fail "compile wrote rings per rank into a format without them"

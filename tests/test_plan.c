@@ -645,8 +645,17 @@ static void assert_same_plan(const struct cgs_plan *p,
 
 	ck_assert_uint_eq(p->slots, q->slots);
 	ck_assert_uint_eq(p->n_trials, q->n_trials);
-	ck_assert_int_eq(memcmp(p->trials, q->trials,
-				p->n_trials * sizeof(*p->trials)), 0);
+	for (r = 0; r < p->n_trials; r++) {
+		const struct cgs_ring_trial *a = &p->trials[r], *b = &q->trials[r];
+
+		ck_assert_uint_eq(a->rank, b->rank);
+		ck_assert_uint_eq(a->slots, b->slots);
+		ck_assert_uint_eq(a->graphs, b->graphs);
+		ck_assert_uint_eq(a->bytes, b->bytes);
+		ck_assert_uint_eq(a->bytes_colour_arenas, b->bytes_colour_arenas);
+		ck_assert_uint_eq(a->lower_bound_bytes, b->lower_bound_bytes);
+		ck_assert_int_eq(a->chosen, b->chosen);
+	}
 	for (r = 0; r < p->n_ranks; r++) {
 		const struct cgs_rank_plan *a = &p->ranks[r], *b = &q->ranks[r];
 

@@ -17,6 +17,7 @@ void cgs_plan_options_init(struct cgs_plan_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->colour_budget = CGS_PLAN_DEFAULT_COLOUR_BUDGET;
+	o->pack_budget = CGS_PLAN_DEFAULT_PACK_BUDGET;
 	o->max_frames = 0;
 }
 

@@ -139,6 +139,8 @@ struct cgs_plan {
 
 /* Default search budget: enough to settle small graphs exactly. */
 #define CGS_PLAN_DEFAULT_COLOUR_BUDGET 20000
+/* Default packing-engine budget per frame kind, rank and ring. */
+#define CGS_PLAN_DEFAULT_PACK_BUDGET 20000
 
 struct cgs_plan_options {
 	/*
@@ -146,6 +148,12 @@ struct cgs_plan_options {
 	 * spent separately by each search on each rank and frame kind.
 	 */
 	uint64_t colour_budget;
+	/*
+	 * Search nodes the packing engine (dsa.h) may spend on each frame
+	 * kind of each rank and ring where first-fit stays above the lower
+	 * bound; 0 leaves first-fit's layout.
+	 */
+	uint64_t pack_budget;
 	/* Most saved frames on one rank (limit `frames`); 0: no limit. */
 	uint64_t max_frames;
 	/*

@@ -229,7 +229,7 @@ static int compare_meta(const struct cgs_manifest *m,
 	if (in->alignment != s->alignment)
 		return mismatch_meta("alignment", in->alignment, s->alignment,
 				     err);
-	if (s->slots && in->slots != s->slots)
+	if (s->slots && !s->slots_max && in->slots != s->slots)
 		return mismatch_meta("slots", in->slots, s->slots, err);
 	for (c = 0; c < s->vpp; c++)
 		if (cgs_manifest_chunk_layers(m, c) != s->layers[c])
@@ -426,14 +426,28 @@ int cgs_verify_manifest_schedule(const struct cgs_manifest *m,
 	for (ri = 0; ri < in->n_ranks; ri++)
 		if ((rc = compare_orders(m, s, ri, &in_flight, &ug_same, err)))
 			return rc;
-	/* an automatic ring is the smallest the orders allow */
-	if (!s->slots) {
-		uint32_t ring = in_flight ? in_flight : 1;
+	/*
+	 * An automatic ring is the smallest the orders allow; a searched one
+	 * (slots.max, or rings per rank that came out equal) lies between
+	 * that, or the fixed ring, and slots.max.  Whether it is safe is the
+	 * replay's to prove, not this check's.
+	 */
+	{
+		uint32_t ring = in_flight ? in_flight : 1, lo, hi;
 
 		if (ug_same && ring < 2)
 			ring = 2;
-		if (in->slots != ring)
+		lo = s->slots ? s->slots : ring;
+		hi = s->slots_max > lo ? s->slots_max : lo;
+		if (!s->slots_max && !s->slots_per_rank && !s->slots &&
+		    in->slots != ring)
 			return mismatch_meta("slots", in->slots, ring, err);
+		if ((s->slots_max || s->slots_per_rank) &&
+		    (in->slots < lo || in->slots > hi))
+			return cgs_error_set(err, CGS_E_MISMATCH,
+				"meta: slots is %" PRIu32 "; the schedule's "
+				"ring search allows %" PRIu32 "..%" PRIu32,
+				in->slots, lo, hi);
 	}
 	map = malloc((in->n_variants + 1) * sizeof(*map));
 	if (!map)
