@@ -56,6 +56,7 @@ struct svg {
 	char *buf;
 	size_t len, cap;
 	int failed;
+	uint64_t boxes;    /* rectangles with a tooltip, for --verbose */
 };
 
 static void out(struct svg *s, const char *fmt, ...)
@@ -246,6 +247,7 @@ static double variant_shade(const struct plot *p, uint32_t v)
 static void box(struct svg *s, double x, double w, double y, double h,
 		const char *fill, const char *cls, const char *tip)
 {
+	s->boxes++;
 	out(s, "<rect class=\"%s\" x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\"><title>",
 	    cls, x, y, w, h < 0.25 ? 0.25 : h, fill);
 	out_text(s, tip);
@@ -874,6 +876,9 @@ static int plot(const struct plot_args *args)
 		printf("plotted %s rank %u, %u microbatches -> %s (%zu bytes)\n",
 		       args->manifest, cgs_manifest_rank_id(m, p.ri), p.n,
 		       args->output, s.len);
+	cgs_cli_note("plot: rank %u, %u microbatches: %" PRIu64 " order positions, %" PRIu64 " boxes with tooltips, %u of %u variants",
+		     cgs_manifest_rank_id(m, p.ri), p.n, p.len, s.boxes,
+		     p.n_show, p.in->n_variants);
 out:
 	free(s.buf);
 	free(p.show);
