@@ -49,7 +49,18 @@ variants:
   - {name: a, cp: 1, bytes: {input: 1, output: 1, saved: 1, user_grad: 1}}
 YAML
 run 1 check "$tmp/many-layers.yaml"
-run 0 check --limit layers=1000000 --limit frames=1000000 "$tmp/many-layers.yaml"
+# Raising the layers limit lets the file load, but a million saved frames
+# are more than the planner handles, and the frames limit cannot be raised
+# past that: check refuses what compile would.
+run 1 check --limit layers=1000000 "$tmp/many-layers.yaml"
+grep -q "many-layers.yaml:2:37: error: rank 0 needs 1000000 saved frames (1 slots x 1000000 layers); the planner handles at most 65536 per rank" "$tmp/err" ||
+	fail "a million frames: $(cat "$tmp/err")"
+run 2 check --limit layers=1000000 --limit frames=1000000 "$tmp/many-layers.yaml"
+grep -q "limit frames=1000000 is out of range; accepted: 1..65536" "$tmp/err" ||
+	fail "frames limit above the planner's: $(cat "$tmp/err")"
+run 1 check --limit frames=4 testdata/examples/qwen-pp4-vpp2-dcp.yaml
+grep -q "more than the frames limit 4; raise it with --limit frames=N" "$tmp/err" ||
+	fail "lowered frames limit: $(cat "$tmp/err")"
 
 # A 1 GiB file is refused from its size, before it is read.
 truncate -s 1G "$tmp/huge.yaml"

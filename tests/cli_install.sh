@@ -17,8 +17,13 @@ prefix=$(sed -n 's/^prefix=//p' "$pc")
 pcflags=(--define-variable=prefix="$dest$prefix")
 cflags=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config "${pcflags[@]}" --cflags libcgslot)
 libs=$(PKG_CONFIG_PATH=$(dirname "$pc") pkg-config "${pcflags[@]}" --libs libcgslot)
+# A library built with sanitizers needs their runtime first in the
+# program, as any application linking it would: build the consumer with
+# the same -fsanitize.
+san=()
+[ "${CGS_SANITIZE:-none}" = none ] || san=("-fsanitize=$CGS_SANITIZE")
 # shellcheck disable=SC2086  # the flags are words
-"$cc" -std=c11 -Wall -Werror $cflags tests/pc_consumer.c -o "$tmp/consumer" $libs \
+"$cc" -std=c11 -Wall -Werror "${san[@]}" $cflags tests/pc_consumer.c -o "$tmp/consumer" $libs \
 	2>"$tmp/cc.err" || fail "building against libcgslot.pc failed: $(head -c 600 "$tmp/cc.err")"
 libdir=$(dirname "$(find "$dest" -name 'libcgslot.so*' | head -n 1)")
 if [ -x "$tmp/consumer" ]; then

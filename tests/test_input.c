@@ -10,6 +10,7 @@
 #include "common/nearest.h"
 #include "input/limits.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "testlib.h"
 
 #define GiB (1ull << 30)

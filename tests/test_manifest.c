@@ -861,6 +861,9 @@ START_TEST(targeted_edits)
 					 CGS_MF_STATS_LOWER_BOUND, 99999));
 	EDIT_REJECT(CGS_E_FORMAT, "rank 0: bytes_colour_arenas is 1;",
 		    cgs_put_le64(c + ranks + CGS_MF_RANK_COLOUR_ARENAS, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "bytes_without_sharing 9223372036854775808 exceeds 2^63-1",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_WITHOUT_SHARING,
+				 1ull << 63));
 	EDIT_REJECT(CGS_E_FORMAT, "rank 0: bytes_without_sharing is 1;",
 		    cgs_put_le64(c + ranks + CGS_MF_RANK_WITHOUT_SHARING, 1));
 	EDIT_REJECT(CGS_E_FORMAT, "each of the 48 graphs is captured once",

@@ -11,6 +11,7 @@
 
 #include "common/crc32c.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/format.h"
 #include "manifest/manifest.h"
 #include "plan/plan.h"

@@ -72,6 +72,14 @@ int cgs_cli_help(const char *cmd)
 {
 	const struct cgs_command *c;
 
+	if (strcmp(cmd, "help") == 0) {
+		fputs("usage: cgslot help [COMMAND]\n"
+		      "\n"
+		      "Describe COMMAND (the same text as 'cgslot COMMAND --help'), or\n"
+		      "without one, list the commands ('cgslot --help').\n", stdout);
+		return cgs_cli_finish(CGS_EXIT_OK);
+	}
+
 	for (c = cgs_commands; c->name; c++) {
 		if (strcmp(c->name, cmd) == 0) {
 			fputs(c->usage, stdout);
@@ -135,7 +143,11 @@ int cgs_cli_getopt(int argc, char **argv, const char *shortopts,
 	merged[n++] = (struct option){"quiet", no_argument, NULL, 'q'};
 	merged[n++] = (struct option){"verbose", no_argument, NULL, 'v'};
 	merged[n] = (struct option){NULL, 0, NULL, 0};
-	snprintf(shorts, sizeof(shorts), "%sqv", shortopts);
+	/* a leading ':' makes getopt return ':' for a missing value, which
+	 * cgs_cli_bad_option words; the commands print every message */
+	snprintf(shorts, sizeof(shorts), "%s%sqv",
+		 shortopts[0] == ':' ? "" : ":", shortopts);
+	opterr = 0;
 	for (;;) {
 		opt = getopt_long(argc, argv, shorts, merged, NULL);
 		if (opt == 'q')

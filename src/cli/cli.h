@@ -94,7 +94,9 @@ extern int cgs_cli_verbosity;
 /*
  * getopt_long() over the command's options plus --quiet and --verbose,
  * which it handles itself: it returns only the command's options (and
- * '?' or ':' for a bad one, -1 at the end), as getopt_long does.
+ * '?' or ':' for a bad one, -1 at the end), as getopt_long does.  It
+ * silences getopt's own messages and reports a missing value as ':', so
+ * every command words both through cgs_cli_bad_option().
  */
 struct option;
 int cgs_cli_getopt(int argc, char **argv, const char *shortopts,

@@ -16,6 +16,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/manifest.h"
 #include "manifest/writer.h"
 #include "plan/plan.h"
@@ -94,6 +95,7 @@ static int compile(const char *schedule, const char *output,
 	if (rc)
 		goto out;
 	cgs_plan_options_init(&opt);
+	opt.max_frames = limits->frames < CGS_PLAN_MAX_FRAMES ? limits->frames : 0;
 	cgs_cli_progress_options(&opt);
 	opt.threads = threads;
 	rc = cgs_plan_create(s, &opt, &plan, &err);
@@ -155,8 +157,7 @@ int cgs_cmd_compile(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	opterr = 0;
-	while ((opt = cgs_cli_getopt(argc, argv, ":o:j:h", options)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "o:j:h", options)) != -1) {
 		switch (opt) {
 		case 'j':
 			rc = cgs_cli_parse_u32("compile", "--jobs", optarg, 1,

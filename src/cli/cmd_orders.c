@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "order/order.h"
 #include "order/rank_orders.h"
 
@@ -122,8 +123,7 @@ int cgs_cmd_orders(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	opterr = 0;
-	while ((opt = cgs_cli_getopt(argc, argv, ":h", options)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
 		switch (opt) {
 		case OPT_PP:
 			rc = cgs_cli_parse_u32("orders", "--pp", optarg, 1,

@@ -615,7 +615,7 @@ int cgs_cmd_pack(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("pack");
 		default:
-			return CGS_EXIT_USAGE;
+			return cgs_cli_bad_option("pack", opt, argv);
 		}
 	}
 	if (optind != argc - 1)

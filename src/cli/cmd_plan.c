@@ -10,6 +10,7 @@
 #include "cli/report.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "plan/plan.h"
 
 /* What the command line asks of the planner beyond the schedule. */
@@ -57,7 +58,7 @@ static int plan_file(const char *path, const struct cgs_limits *limits,
 
 	cgs_plan_options_init(&opt);
 	cgs_cli_progress_options(&opt);
-	opt.max_frames = limits->frames;
+	opt.max_frames = limits->frames < CGS_PLAN_MAX_FRAMES ? limits->frames : 0;
 	opt.max_slots = req->max_slots;
 	opt.per_rank = req->per_rank;
 	opt.explore = req->explore;
@@ -112,8 +113,7 @@ int cgs_cmd_plan(int argc, char **argv)
 	req.threads = cgs_cli_default_jobs();
 	cgs_limits_init(&limits);
 	optind = 1;
-	opterr = 0;
-	while ((opt = cgs_cli_getopt(argc, argv, ":j:h", options)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "j:h", options)) != -1) {
 		switch (opt) {
 		case OPT_FORMAT:
 			rc = cgs_cli_parse_format("plan", optarg,

@@ -934,7 +934,7 @@ int cgs_cmd_plot(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("plot");
 		default:
-			return cgs_cli_usage_error("plot", "unknown option");
+			return cgs_cli_bad_option("plot", opt, argv);
 		}
 	}
 	if (argc - optind != 1)

@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "input/limits.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/manifest.h"
 #include "verify/verify.h"
 
@@ -62,8 +63,7 @@ int cgs_cmd_verify(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	opterr = 0;
-	while ((opt = cgs_cli_getopt(argc, argv, ":h", options)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
 		switch (opt) {
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("verify", &limits, optarg);

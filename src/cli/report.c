@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/checked.h"
 #include "common/error.h"
 #include "plan/plan.h"
 
@@ -177,6 +178,17 @@ static const char *fmt_bytes(char *buf, size_t size, uint64_t b)
 	return buf;
 }
 
+/* A sum over ranks, which may not fit in 64 bits. */
+static const char *fmt_total(char *buf, size_t size, uint64_t b, int overflow)
+{
+	if (overflow)
+		snprintf(buf, size, "more than %" PRIu64 " B (16 EiB)",
+			 UINT64_MAX);
+	else
+		fmt_bytes(buf, size, b);
+	return buf;
+}
+
 /* "saves 1.0 GiB (12.5%)" against a reference, or what it costs. */
 static const char *fmt_saving(char *buf, size_t size, uint64_t reference,
 			      uint64_t bytes)
@@ -235,6 +247,7 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 {
 	char b1[96], b2[64], b3[64];
 	uint64_t total = 0, total_without = 0, total_colour = 0;
+	int over = 0, over_without = 0, over_colour = 0;
 	uint32_t i, a;
 
 	fprintf(out, "schedule %s: pp %u, vpp %u, group %u, max microbatches "
@@ -284,15 +297,18 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 			fmt_bytes(b2, sizeof(b2), rr->bytes_colour_arenas),
 			fmt_saving(b1, sizeof(b1), rr->bytes_colour_arenas,
 				   rr->bytes));
-		total += rr->bytes;
-		total_without += rr->bytes_without_sharing;
-		total_colour += rr->bytes_colour_arenas;
+		/* a manifest read from disk may hold any figures */
+		over |= cgs_acc_u64(&total, rr->bytes);
+		over_without |= cgs_acc_u64(&total_without,
+					    rr->bytes_without_sharing);
+		over_colour |= cgs_acc_u64(&total_colour,
+					   rr->bytes_colour_arenas);
 	}
 	if (r->n_ranks > 1)
 		fprintf(out, "\nall %u ranks: %s; without sharing %s; upstream %s\n",
-			r->n_ranks, fmt_bytes(b1, sizeof(b1), total),
-			fmt_bytes(b2, sizeof(b2), total_without),
-			fmt_bytes(b3, sizeof(b3), total_colour));
+			r->n_ranks, fmt_total(b1, sizeof(b1), total, over),
+			fmt_total(b2, sizeof(b2), total_without, over_without),
+			fmt_total(b3, sizeof(b3), total_colour, over_colour));
 	return ferror(out) ? CGS_E_IO : 0;
 }
 

@@ -22,7 +22,7 @@ static const struct {
 	L(microbatches, UINT32_MAX),
 	L(variants, UINT32_MAX),
 	L(order_entries, UINT64_MAX),
-	L(frames, UINT32_MAX),
+	L(frames, CGS_LIMIT_FRAMES_MAX),
 #undef L
 };
 #define N_LIMITS (sizeof(limit_names) / sizeof(limit_names[0]))

@@ -115,9 +115,9 @@ static int file_limit(const char *name, uint64_t size,
 			       limits->file_bytes, what);
 }
 
-int cgs_schedule_load_buffer(const char *name, const void *buf, size_t len,
-			     const struct cgs_limits *limits,
-			     struct cgs_schedule **out, struct cgs_error *err)
+int cgs_schedule_parse_buffer(const char *name, const void *buf, size_t len,
+			      const struct cgs_limits *limits,
+			      struct cgs_schedule **out, struct cgs_error *err)
 {
 	struct cgs_limits defaults;
 	struct cgs_doc doc = {0};
@@ -177,8 +177,8 @@ out:
 	return rc;
 }
 
-int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
-		      struct cgs_schedule **out, struct cgs_error *err)
+int cgs_schedule_parse(const char *path, const struct cgs_limits *limits,
+		       struct cgs_schedule **out, struct cgs_error *err)
 {
 	struct cgs_limits defaults;
 	char what[96];
@@ -258,7 +258,7 @@ int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
 				  strerror(errno));
 		goto out;
 	}
-	rc = cgs_schedule_load_buffer(path, buf, len, limits, out, err);
+	rc = cgs_schedule_parse_buffer(path, buf, len, limits, out, err);
 out:
 	free(buf);
 	fclose(f);

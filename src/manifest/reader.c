@@ -1135,6 +1135,14 @@ static int check_rank_figures(struct check *c, struct figures *fg)
 	if (st.saved.bytes > col_s || st.user_grad.bytes > col_u)
 		return figure_mismatch(c, id, "bytes", st.bytes,
 				       "at most upstream's ", col);
+	/* reports print figures as JSON's signed 64-bit integers */
+	if (st.bytes > INT64_MAX || st.bytes_colour_arenas > INT64_MAX ||
+	    st.bytes_without_sharing > INT64_MAX)
+		return fail(c, CGS_E_FORMAT,
+			    "ranks: rank %u: bytes %llu, bytes_colour_arenas %llu or bytes_without_sharing %llu exceeds 2^63-1",
+			    id, (unsigned long long)st.bytes,
+			    (unsigned long long)st.bytes_colour_arenas,
+			    (unsigned long long)st.bytes_without_sharing);
 	if (st.bytes_without_sharing < rf.all)
 		return figure_mismatch(c, id, "bytes_without_sharing",
 				       st.bytes_without_sharing,

@@ -137,14 +137,16 @@ int cgs_ring_choose(const struct cgs_schedule *s,
 		return 0;
 	}
 	if (s->slots < need->in_flight)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, 0, 0,
+		return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
 			"slots: %u: slot period shorter than liveness: rank %u "
 			"with %u microbatches has %u microbatches of chunk %u "
 			"in flight; accepted: %u or more",
 			s->slots, need->rank, need->microbatches,
 			need->in_flight, need->chunk + 1, smallest);
 	if (s->slots < smallest)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, 0, 0,
+		return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
 			"slots: %u: slot period shorter than liveness: rank %u "
 			"with %u microbatches runs two consecutive backwards "
 			"of chunk %u (entry %llu), which would share one "
@@ -205,11 +207,13 @@ int cgs_ring_range(const struct cgs_schedule *s,
 		max = shared;
 	if (max && max < *lo) {
 		if (rank)
-			return cgs_error_at(err, CGS_E_PLAN, s->path, 0, 0,
+			return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
 				"slots.max %u: shorter than the smallest ring "
 				"safe for rank %u; accepted: %u or more",
 				max, need->rank, *lo);
-		return cgs_error_at(err, CGS_E_PLAN, s->path, 0, 0,
+		return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
 			"slots.max %u: shorter than the smallest ring safe "
 			"for every rank; accepted: %u or more", max, *lo);
 	}
