@@ -56,6 +56,7 @@ struct svg {
 	char *buf;
 	size_t len, cap;
 	int failed;
+	uint64_t boxes;    /* rectangles with a tooltip, for --verbose */
 };
 
 static void out(struct svg *s, const char *fmt, ...)
@@ -246,6 +247,7 @@ static double variant_shade(const struct plot *p, uint32_t v)
 static void box(struct svg *s, double x, double w, double y, double h,
 		const char *fill, const char *cls, const char *tip)
 {
+	s->boxes++;
 	out(s, "<rect class=\"%s\" x=\"%.1f\" y=\"%.2f\" width=\"%.1f\" height=\"%.2f\" fill=\"%s\"><title>",
 	    cls, x, y, w, h < 0.25 ? 0.25 : h, fill);
 	out_text(s, tip);
@@ -485,17 +487,17 @@ static void draw_top(struct svg *s, struct plot *p, uint64_t *peak)
 		double x = x_at(p, pos) + p->x_step * (double)label_every / 2;
 
 		if (label_every == 1)
-			out(s, "<text class=\"entry\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%+d</text>\n",
+			out(s, "<text class=\"entry\" x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%d</text>\n",
 			    x, TOP_Y + TOP_H + 13, p->order[pos]);
 		else if (pos % (label_every * 4) == 0)
 			out(s, "<text class=\"entry\" x=\"%.1f\" y=\"%d\" text-anchor=\"start\">%" PRIu64 "</text>\n",
 			    x_at(p, pos), TOP_Y + TOP_H + 13, pos);
 	}
-	out(s, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">capture order of rank %u with %u microbatches: position across (%s), arena bytes down</text>\n",
+	out(s, "<text class=\"axis\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">rank %u's capture order for %u microbatches (%s); arena bytes down</text>\n",
 	    (PLOT_X + PLOT_R) / 2, TOP_Y + TOP_H + 32,
 	    cgs_manifest_rank_id(p->m, p->ri), p->n,
-	    label_every == 1 ? "entries: +c forward, -c backward of chunk c-1"
-			     : "numbered from 0");
+	    label_every == 1 ? "c: a forward of chunk c-1, -c: its backward"
+			     : "positions from 0");
 }
 
 /* The bar view: bytes per rank, three ways, with the lower bound. */
@@ -632,7 +634,7 @@ static void draw_legend(struct svg *s, const struct plot *p, uint64_t peak)
 	for (c = 0; c < shown_chunks; c++, y += 18) {
 		out(s, "<rect class=\"swatch chunk\" x=\"%d\" y=\"%d\" width=\"14\" height=\"14\" fill=\"%s\"/>\n",
 		    LEGEND_X, y, chunk_palette[c % N_PALETTE]);
-		out(s, "<text class=\"small\" x=\"%d\" y=\"%d\">chunk %u (+%u forward, -%u backward)</text>\n",
+		out(s, "<text class=\"small\" x=\"%d\" y=\"%d\">chunk %u (%u forward, -%u backward)</text>\n",
 		    LEGEND_X + 20, y + 11, c, c + 1, c + 1);
 	}
 	if (in->vpp > shown_chunks) {
@@ -874,6 +876,9 @@ static int plot(const struct plot_args *args)
 		printf("plotted %s rank %u, %u microbatches -> %s (%zu bytes)\n",
 		       args->manifest, cgs_manifest_rank_id(m, p.ri), p.n,
 		       args->output, s.len);
+	cgs_cli_note("plot: rank %u, %u microbatches: %" PRIu64 " order positions, %" PRIu64 " boxes with tooltips, %u of %u variants",
+		     cgs_manifest_rank_id(m, p.ri), p.n, p.len, s.boxes,
+		     p.n_show, p.in->n_variants);
 out:
 	free(s.buf);
 	free(p.show);
