@@ -240,6 +240,22 @@ for key in ("lower_bound_bytes", "bytes_without_sharing", "bytes_colour_arenas")
     assert key in s, key
 PY
 
+# Variants are stored sorted by CP, whatever the schedule's order, as
+# cgslot-manifest(5) says.
+cat >"$tmp/unsorted.yaml" <<'YAML'
+cgslot: 1
+pipeline: {pp: 1, layers_per_chunk: 1, max_microbatches: 2}
+variants:
+  - {name: big, cp: 4, bytes: {input: 1, output: 1, saved: 1, user_grad: 1}}
+  - {name: small, cp: 1, bytes: {input: 1, output: 1, saved: 1, user_grad: 1}}
+  - {name: mid, cp: 2, bytes: {input: 1, output: 1, saved: 1, user_grad: 1}}
+YAML
+run 0 compile -q "$tmp/unsorted.yaml" -o "$tmp/unsorted.cgslot"
+run 0 dump "$tmp/unsorted.cgslot"
+[ "$(sed -n '/^variants$/,/^$/p' "$tmp/out" | awk 'NF == 4 {print $2}' | tr '\n' ' ')" = "small mid big " ] ||
+	fail "variants not stored by CP: $(sed -n '/^variants$/,/^$/p' "$tmp/out")"
+grep -q "sorted by CP" man/cgslot-manifest.5 || fail "cgslot-manifest(5) does not say variants are sorted by CP"
+
 # A manifest that is not a regular file is refused at once (exit 3): a
 # FIFO with no writer (which a blocking open would wait on forever), one
 # with a writer, a character device, a directory.

@@ -118,8 +118,7 @@ int cgs_cmd_check(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
 		switch (opt) {
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("check", &limits, optarg);

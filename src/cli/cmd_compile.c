@@ -145,7 +145,6 @@ int cgs_cmd_compile(int argc, char **argv)
 	enum { OPT_LIMIT = 256 };
 	static const struct option options[] = {
 		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'q'},
 		{"limit", required_argument, NULL, OPT_LIMIT},
 		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
@@ -154,12 +153,11 @@ int cgs_cmd_compile(int argc, char **argv)
 	struct cgs_limits limits;
 	const char *output = NULL;
 	unsigned threads = cgs_cli_default_jobs();
-	int opt, quiet = 0, rc;
+	int opt, rc;
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":o:qj:h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "o:j:h", options)) != -1) {
 		switch (opt) {
 		case 'j':
 			rc = cgs_cli_parse_u32("compile", "--jobs", optarg, 1,
@@ -169,9 +167,6 @@ int cgs_cmd_compile(int argc, char **argv)
 			break;
 		case 'o':
 			output = optarg;
-			break;
-		case 'q':
-			quiet = 1;
 			break;
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("compile", &limits, optarg);
@@ -200,5 +195,6 @@ int cgs_cmd_compile(int argc, char **argv)
 		return cgs_cli_usage_error("compile",
 					   "the output '%s' is the schedule itself; give another -o MANIFEST",
 					   output);
-	return compile(argv[optind], output, &limits, quiet, threads);
+	return compile(argv[optind], output, &limits, cgs_cli_verbosity < 0,
+		       threads);
 }

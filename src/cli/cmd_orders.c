@@ -123,8 +123,7 @@ int cgs_cmd_orders(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
 		switch (opt) {
 		case OPT_PP:
 			rc = cgs_cli_parse_u32("orders", "--pp", optarg, 1,

@@ -113,8 +113,7 @@ int cgs_cmd_plan(int argc, char **argv)
 	req.threads = cgs_cli_default_jobs();
 	cgs_limits_init(&limits);
 	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":j:h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "j:h", options)) != -1) {
 		switch (opt) {
 		case OPT_FORMAT:
 			rc = cgs_cli_parse_format("plan", optarg,

@@ -64,8 +64,7 @@ static int parse_args(int argc, char **argv, struct replay_opts *o)
 	o->iterations = 100;
 	o->seed = 1;
 	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
 		switch (opt) {
 		case OPT_RANK:
 			rc = cgs_cli_parse_u32("replay", "--rank", optarg, 0,

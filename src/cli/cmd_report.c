@@ -23,8 +23,7 @@ int cgs_cmd_report(int argc, char **argv)
 	int opt, rc;
 
 	optind = 1;
-	opterr = 0;
-	while ((opt = getopt_long(argc, argv, ":f:h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "f:h", options)) != -1) {
 		switch (opt) {
 		case 'f':
 			rc = cgs_cli_parse_format("report", optarg,

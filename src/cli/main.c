@@ -22,6 +22,8 @@ const struct cgs_command cgs_commands[] = {
 	 CGS_DUMP_USAGE},
 	{"verify", cgs_cmd_verify, "prove that no two live frames share bytes",
 	 CGS_VERIFY_USAGE},
+	{"plot", cgs_cmd_plot, "draw a manifest's plan as an SVG picture",
+	 CGS_PLOT_USAGE},
 	{"replay", cgs_cmd_replay, "capture and replay a manifest on the GPU",
 	 CGS_REPLAY_USAGE},
 	{"pack", cgs_cmd_pack, "place buffers with lifetimes at offsets (CSV)",
@@ -55,7 +57,7 @@ static void print_main_help(FILE *out)
 {
 	const struct cgs_command *c;
 
-	fputs("usage: cgslot [--version] [--help] <command> [<args>]\n"
+	fputs("usage: cgslot [--version] [--help] [-q|-v] <command> [<args>]\n"
 	      "\n"
 	      "cgslot compiles the CUDA-graph capture orders of a pipeline-parallel,\n"
 	      "dynamic context-parallel training schedule into a slot manifest.\n"
@@ -65,14 +67,32 @@ static void print_main_help(FILE *out)
 		fprintf(out, "  %-9s %s\n", c->name, c->summary);
 	fputs("\n"
 	      "'cgslot help <command>' or 'cgslot <command> --help' describes one.\n"
+	      "Every command takes -q (--quiet) and -v (--verbose), also before it.\n"
 	      "Exit status: 0 ok, 1 invalid input or failed check, 2 usage,\n"
 	      "3 I/O or system error.\n", out);
+}
+
+/* Run a command; with --verbose, note how long it took. */
+static int run(const struct cgs_command *c, int argc, char **argv)
+{
+	double start = cgs_cli_seconds();
+	int code = c->run(argc, argv);
+
+	cgs_cli_note("%s: exit %d after %.3f s", c->name, code,
+		     cgs_cli_seconds() - start);
+	return code;
 }
 
 int main(int argc, char **argv)
 {
 	const struct cgs_command *c;
 
+	/* -q and -v may come before the command too. */
+	while (argc >= 2 && cgs_cli_global_option(argv[1])) {
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	if (argc < 2) {
 		print_main_help(stderr);
 		return CGS_EXIT_USAGE;
@@ -94,6 +114,6 @@ int main(int argc, char **argv)
 	}
 	for (c = cgs_commands; c->name; c++)
 		if (strcmp(c->name, argv[1]) == 0)
-			return c->run(argc - 1, argv + 1);
+			return run(c, argc - 1, argv + 1);
 	return unknown_command(argv[1]);
 }

@@ -871,14 +871,17 @@ static const struct role_max *maxima_for(const struct role_max *m, size_t n,
 static int check_rank_totals(struct ctx *c)
 {
 	const struct cgs_schedule *s = c->s;
-	uint64_t ring = s->slots ? s->slots : s->max_microbatches;
+	/* the smallest safe ring is at most L (2 when L is 1); a search may
+	 * go up to slots.max */
+	uint64_t ring = s->slots ? s->slots : s->max_microbatches < 2 ? 2 :
+					       s->max_microbatches;
 	uint64_t a = s->alignment, frames = UINT64_MAX;
 	struct role_max **maxima;
 	size_t *n_maxima, total_ov = 0;
 	uint32_t v, r;
 	int rc = 0, role;
 
-	if (s->slots_max > ring)  /* a ring search may go this far */
+	if (!s->slots && s->slots_max > ring)
 		ring = s->slots_max;
 	cgs_mul_u64(ring, cgs_schedule_layers_total(s), &frames);
 	maxima = calloc(s->n_variants, sizeof(*maxima));

@@ -51,6 +51,9 @@ struct problem {
 	uint64_t *kweight;   /* sum of member sizes per clique */
 	uint32_t *vk_start;  /* n + 1: cliques of each buffer */
 	uint32_t *vk;
+	uint32_t *km_start;  /* nk + 1: members of each clique */
+	uint32_t *km;
+	uint64_t grain;      /* gcd of sizes and alignments: offsets' step */
 	/* Intervals: the cliques of v are kfirst[v]..klast[v]; else NULL. */
 	uint32_t *kfirst, *klast;
 	uint32_t *twin;      /* identical buffer that must be placed first */
@@ -66,6 +69,8 @@ static void problem_release(struct problem *p)
 	free(p->kweight);
 	free(p->vk_start);
 	free(p->vk);
+	free(p->km_start);
+	free(p->km);
 	free(p->kfirst);
 	free(p->klast);
 	free(p->twin);
@@ -74,9 +79,48 @@ static void problem_release(struct problem *p)
 	memset(p, 0, sizeof(*p));
 }
 
+static uint64_t gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/* Members of every clique (from the cliques of every buffer) and grain. */
+static int problem_members(struct problem *p)
+{
+	uint32_t v, i, *fill;
+
+	p->km_start = calloc((size_t)p->nk + 2, sizeof(*p->km_start));
+	p->km = malloc((size_t)p->vk_start[p->n] * sizeof(*p->km) + 1);
+	fill = calloc((size_t)p->nk + 1, sizeof(*fill));
+	if (!p->km_start || !p->km || !fill) {
+		free(fill);
+		return CGS_E_NOMEM;
+	}
+	for (i = 0; i < p->vk_start[p->n]; i++)
+		p->km_start[p->vk[i] + 1]++;
+	for (i = 0; i < p->nk; i++)
+		p->km_start[i + 1] += p->km_start[i];
+	for (v = 0; v < p->n; v++)
+		for (i = p->vk_start[v]; i < p->vk_start[v + 1]; i++)
+			p->km[p->km_start[p->vk[i]] + fill[p->vk[i]]++] = v;
+	free(fill);
+	p->grain = 0;
+	for (v = 0; v < p->n; v++)
+		p->grain = gcd(gcd(p->grain, p->size[v]), p->align[v]);
+	if (p->grain == 0)
+		p->grain = 1;
+	return 0;
+}
+
 /* ---- ranks: the order in which equal-offset candidates are tried ---- */
 
-static const uint64_t *sort_key1, *sort_key2;
+static const uint64_t *sort_key1, *sort_key2, *sort_key3;
 
 /* Larger key1 first, then larger key2, then the lower index. */
 static int by_keys_desc(const void *a, const void *b)
@@ -87,13 +131,16 @@ static int by_keys_desc(const void *a, const void *b)
 		return sort_key1[x] > sort_key1[y] ? -1 : 1;
 	if (sort_key2[x] != sort_key2[y])
 		return sort_key2[x] > sort_key2[y] ? -1 : 1;
+	if (sort_key3[x] != sort_key3[y])
+		return sort_key3[x] > sort_key3[y] ? -1 : 1;
 	return x < y ? -1 : x > y;
 }
 
 /*
- * rank[i][v] for four priorities: wide first (width = lifetime, or the
- * conflicting bytes of a graph vertex), large first, area first, and
- * `early` first (start time, or index).
+ * rank[i][v] for four priorities over width (lifetime, or the conflicting
+ * bytes of a graph vertex), area (size * width), total (the heaviest
+ * clique of the buffer) and size, each largest first: width-area-total,
+ * total-area-width, total-width-area and size-width-total.
  */
 static int problem_ranks(struct problem *p, const uint64_t *width,
 			 const uint64_t *early)
@@ -101,10 +148,12 @@ static int problem_ranks(struct problem *p, const uint64_t *width,
 	uint32_t n = p->n, v, i;
 	uint64_t *area = malloc((size_t)n * sizeof(*area) + 1);
 	uint32_t *order = malloc((size_t)n * sizeof(*order) + 1);
-	const uint64_t *k1[N_PRIORITIES], *k2[N_PRIORITIES];
+	uint64_t *total = calloc((size_t)n + 1, sizeof(*total));
+	const uint64_t *k1[N_PRIORITIES], *k2[N_PRIORITIES], *k3[N_PRIORITIES];
 	int r;
 
-	if (!area || !order)
+	(void)early;
+	if (!area || !order || !total)
 		goto nomem;
 	for (v = 0; v < n; v++) {
 		uint64_t w = width[v] > 0 ? width[v] : 1;
@@ -112,10 +161,17 @@ static int problem_ranks(struct problem *p, const uint64_t *width,
 		area[v] = p->size[v] > UINT64_MAX / w ? UINT64_MAX :
 			  p->size[v] * w;
 	}
-	k1[0] = width, k2[0] = p->size;
-	k1[1] = p->size, k2[1] = width;
-	k1[2] = area, k2[2] = p->size;
-	k1[3] = early, k2[3] = width;
+	if (problem_members(p))
+		goto nomem;
+	/* total: the heaviest clique the buffer belongs to. */
+	for (v = 0; v < n; v++)
+		for (i = p->vk_start[v]; i < p->vk_start[v + 1]; i++)
+			if (p->kweight[p->vk[i]] > total[v])
+				total[v] = p->kweight[p->vk[i]];
+	k1[0] = width, k2[0] = area, k3[0] = total;
+	k1[1] = total, k2[1] = area, k3[1] = width;
+	k1[2] = total, k2[2] = width, k3[2] = area;
+	k1[3] = p->size, k2[3] = width, k3[3] = total;
 	for (r = 0; r < N_PRIORITIES; r++) {
 		p->rank[r] = malloc((size_t)n * sizeof(uint32_t) + 1);
 		if (!p->rank[r])
@@ -124,16 +180,19 @@ static int problem_ranks(struct problem *p, const uint64_t *width,
 			order[v] = v;
 		sort_key1 = k1[r];
 		sort_key2 = k2[r];
+		sort_key3 = k3[r];
 		qsort(order, n, sizeof(*order), by_keys_desc);
 		for (i = 0; i < n; i++)
 			p->rank[r][order[i]] = i;
 	}
 	free(area);
 	free(order);
+	free(total);
 	return 0;
 nomem:
 	free(area);
 	free(order);
+	free(total);
 	return CGS_E_NOMEM;
 }
 
@@ -145,23 +204,25 @@ struct search {
 	uint64_t cap;
 	uint8_t *placed;
 	uint64_t *off;
-	uint64_t *d;        /* highest top of placed conflicts */
+	uint64_t *d;        /* canonical offset: highest top of placed
+			     * conflicts, aligned up */
 	uint32_t *free_nbr; /* conflicts not yet placed */
-	uint64_t *top;      /* highest top of placed members, per clique */
+	uint64_t *top;      /* floor of each clique: placed tops and raises */
 	uint64_t *rem;      /* bytes of members not yet placed, per clique */
 	uint64_t *pre, *suf; /* running maxima of rem (interval cliques) */
 	uint32_t *trail_idx;
 	uint64_t *trail_old;
-	size_t trail_n;
-	uint32_t *chosen;   /* per depth */
-	uint64_t *level;    /* per depth: offset of the last placement */
-	size_t *mark;       /* per depth: trail length before the placement */
-	uint32_t *cand;     /* per depth: WIDTH candidates */
-	uint64_t *cand_e;
+	size_t trail_n, trail_cap;
+	uint32_t depth_max;
+	uint32_t *chosen;   /* per depth: a buffer, or CLIQUE_TAG | raised */
+	uint64_t *level;    /* per depth: the lowest floor */
+	size_t *mark;       /* per depth: trail length before the move */
+	uint32_t *cand;     /* per depth: WIDTH + 1 moves */
+	uint64_t *cand_e;   /* their offsets */
 	uint8_t *ncand, *pos;
-	uint32_t *stamp;
-	uint32_t stamp_now;
-	uint64_t nodes, budget;
+	uint32_t n_placed;
+	int pruned;         /* the last move left a buffer no room */
+	uint64_t nodes;
 	double deadline;    /* 0: none */
 	int out_of_time;
 };
@@ -176,26 +237,27 @@ static void search_release(struct search *s)
 	free(s->rem);
 	free(s->pre);
 	free(s->suf);
+	free(s->cand_e);
 	free(s->trail_idx);
 	free(s->trail_old);
 	free(s->chosen);
 	free(s->level);
 	free(s->mark);
 	free(s->cand);
-	free(s->cand_e);
 	free(s->ncand);
 	free(s->pos);
-	free(s->stamp);
 	memset(s, 0, sizeof(*s));
 }
 
 static int search_init(struct search *s, const struct problem *p)
 {
-	size_t n = p->n, nk = p->nk;
-	size_t trail = (size_t)p->nbr_start[n] + p->vk_start[n] + 1;
+	size_t n = p->n, nk = p->nk, dm = 4 * n + 64;
 
 	memset(s, 0, sizeof(*s));
 	s->p = p;
+	s->depth_max = (uint32_t)dm;
+	/* The trail grows when raises need more than placements. */
+	s->trail_cap = (size_t)p->nbr_start[n] + p->vk_start[n] + 1;
 	s->placed = calloc(n + 1, 1);
 	s->off = calloc(n + 1, sizeof(*s->off));
 	s->d = calloc(n + 1, sizeof(*s->d));
@@ -204,20 +266,19 @@ static int search_init(struct search *s, const struct problem *p)
 	s->rem = calloc(nk + 1, sizeof(*s->rem));
 	s->pre = calloc(nk + 2, sizeof(*s->pre));
 	s->suf = calloc(nk + 2, sizeof(*s->suf));
-	s->trail_idx = malloc(trail * sizeof(*s->trail_idx));
-	s->trail_old = malloc(trail * sizeof(*s->trail_old));
-	s->chosen = calloc(n + 1, sizeof(*s->chosen));
-	s->level = calloc(n + 1, sizeof(*s->level));
-	s->mark = calloc(n + 1, sizeof(*s->mark));
-	s->cand = calloc((n + 1) * WIDTH, sizeof(*s->cand));
-	s->cand_e = calloc((n + 1) * WIDTH, sizeof(*s->cand_e));
-	s->ncand = calloc(n + 1, 1);
-	s->pos = calloc(n + 1, 1);
-	s->stamp = calloc(n + 1, sizeof(*s->stamp));
+	s->cand_e = calloc((dm + 1) * (WIDTH + 1), sizeof(*s->cand_e));
+	s->trail_idx = malloc(s->trail_cap * sizeof(*s->trail_idx));
+	s->trail_old = malloc(s->trail_cap * sizeof(*s->trail_old));
+	s->chosen = calloc(dm + 1, sizeof(*s->chosen));
+	s->level = calloc(dm + 1, sizeof(*s->level));
+	s->mark = calloc(dm + 1, sizeof(*s->mark));
+	s->cand = calloc((dm + 1) * (WIDTH + 1), sizeof(*s->cand));
+	s->ncand = calloc(dm + 1, 1);
+	s->pos = calloc(dm + 1, 1);
 	if (!s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
-	    !s->rem || !s->pre || !s->suf || !s->trail_idx || !s->trail_old ||
-	    !s->chosen || !s->level || !s->mark || !s->cand || !s->cand_e ||
-	    !s->ncand || !s->pos || !s->stamp) {
+	    !s->rem || !s->trail_idx || !s->trail_old || !s->chosen ||
+	    !s->level || !s->mark || !s->cand || !s->ncand || !s->pos ||
+	    !s->pre || !s->suf || !s->cand_e) {
 		search_release(s);
 		return CGS_E_NOMEM;
 	}
@@ -238,29 +299,101 @@ static void search_reset(struct search *s, const uint32_t *rank, uint64_t cap)
 	for (v = 0; v < p->n; v++)
 		s->free_nbr[v] = p->nbr_start[v + 1] - p->nbr_start[v];
 	s->trail_n = 0;
+	s->n_placed = 0;
+}
+
+/* Record a value before changing it; 0 when the trail is full. */
+static int trail_push(struct search *s, uint32_t idx, uint64_t old)
+{
+	if (s->trail_n == s->trail_cap) {
+		size_t cap = s->trail_cap * 2;
+		uint32_t *i = realloc(s->trail_idx, cap * sizeof(*i));
+		uint64_t *o;
+
+		if (!i)
+			return 0;
+		s->trail_idx = i;
+		o = realloc(s->trail_old, cap * sizeof(*o));
+		if (!o)
+			return 0;
+		s->trail_old = o;
+		s->trail_cap = cap;
+	}
+	s->trail_idx[s->trail_n] = idx;
+	s->trail_old[s->trail_n++] = old;
+	return 1;
+}
+
+/* Graphs: whether every clique without v fits above level e. */
+static int graph_level_fits(const struct search *s, uint32_t v, uint64_t e)
+{
+	const struct problem *p = s->p;
+	uint32_t kk, i = p->vk_start[v];
+
+	/* v's cliques are listed in increasing order. */
+	for (kk = 0; kk < p->nk; kk++) {
+		while (i < p->vk_start[v + 1] && p->vk[i] < kk)
+			i++;
+		if (i < p->vk_start[v + 1] && p->vk[i] == kk)
+			continue;
+		if (e + s->rem[kk] > s->cap)
+			return 0;
+	}
+	return 1;
 }
 
 /*
- * Fill the candidates of depth k: unplaced buffers whose canonical offset
- * is at or above the level, best WIDTH by (offset, rank).  Returns 0 when
- * the node is dead (some buffer can no longer be placed).
+ * The moves of depth k: unplaced buffers whose canonical offset e is at
+ * or above the level (the offset of the last placement), best WIDTH by
+ * (e, rank).  Pruned: a buffer at the level ranked before the last one
+ * (buffers at one offset commute, so only rank order is tried); a buffer
+ * whose e is at or above some unplaced buffer's e + size (that buffer
+ * would fit below it, so the placement is not canonical); a buffer after
+ * which some clique's remaining bytes no longer fit above the new level.
+ * Returns the count; 0 when the node is dead.
  */
 static unsigned search_candidates(struct search *s, uint32_t k)
 {
 	const struct problem *p = s->p;
-	uint64_t lam = s->level[k], gmax = 0;
-	uint32_t *cand = s->cand + (size_t)k * WIDTH;
-	uint64_t *ce = s->cand_e + (size_t)k * WIDTH;
-	uint32_t last = k > 0 ? s->chosen[k - 1] : NONE, v, i, j, kk;
+	uint64_t lam = s->level[k], min_height = UINT64_MAX, gmax = 0;
+	uint32_t *cand = s->cand + (size_t)k * (WIDTH + 1);
+	uint64_t *ce = s->cand_e + (size_t)k * (WIDTH + 1);
+	uint32_t last = k > 0 ? s->chosen[k - 1] : NONE, v, j, kk;
 	unsigned nc = 0;
 
-	if (last != NONE) {
-		if (++s->stamp_now == 0) {
-			memset(s->stamp, 0, (size_t)p->n * sizeof(*s->stamp));
-			s->stamp_now = 1;
+	for (v = 0; v < p->n; v++) {
+		uint64_t e;
+
+		if (s->placed[v])
+			continue;
+		e = s->d[v];
+		if (e + p->size[v] > s->cap)
+			return 0; /* d only grows */
+		if (e < lam && s->free_nbr[v] == 0)
+			return 0; /* stuck below the level */
+		if (e + p->size[v] < min_height)
+			min_height = e + p->size[v];
+	}
+	/* Each clique's members sit above its top, the level and the lowest
+	 * canonical offset among them. */
+	for (kk = 0; kk < p->nk; kk++) {
+		uint64_t fl, lo = UINT64_MAX;
+		uint32_t i;
+
+		if (s->rem[kk] == 0)
+			continue;
+		fl = s->top[kk] > lam ? s->top[kk] : lam;
+		if (fl + s->rem[kk] > s->cap)
+			return 0;
+		/* Only a floor raised by every member can prune more. */
+		for (i = p->km_start[kk]; i < p->km_start[kk + 1] && lo > fl;
+		     i++) {
+			v = p->km[i];
+			if (!s->placed[v] && s->d[v] < lo)
+				lo = s->d[v];
 		}
-		for (i = p->nbr_start[last]; i < p->nbr_start[last + 1]; i++)
-			s->stamp[p->nbr[i]] = s->stamp_now;
+		if (lo > fl && lo + s->rem[kk] > s->cap)
+			return 0;
 	}
 	if (p->kfirst) {
 		s->pre[0] = 0;
@@ -277,26 +410,18 @@ static unsigned search_candidates(struct search *s, uint32_t k)
 				gmax = s->rem[kk];
 	}
 	for (v = 0; v < p->n; v++) {
-		uint64_t e, sz;
+		uint64_t e;
 		uint32_t r;
 
 		if (s->placed[v])
 			continue;
-		e = align_up(s->d[v], p->align[v]);
-		sz = p->size[v];
-		if (e + sz > s->cap)
-			return 0; /* d only grows */
-		if (e < lam) {
-			if (s->free_nbr[v] == 0)
-				return 0; /* stuck below the level */
+		e = s->d[v];
+		if (e < lam || e >= min_height)
 			continue;
-		}
 		if (p->twin[v] != NONE && !s->placed[p->twin[v]])
 			continue;
 		r = s->rank[v];
-		/* Equal offsets, no conflict: only in rank order. */
-		if (last != NONE && e == lam && s->stamp[v] != s->stamp_now &&
-		    r < s->rank[last])
+		if (last != NONE && e == lam && r < s->rank[last])
 			continue;
 		if (p->kfirst) {
 			uint64_t a = s->pre[p->kfirst[v]];
@@ -304,12 +429,13 @@ static unsigned search_candidates(struct search *s, uint32_t k)
 
 			if (e + (a > b ? a : b) > s->cap)
 				continue;
+		} else if (e + gmax > s->cap && !graph_level_fits(s, v, e)) {
+			continue;
 		}
 		if (nc == WIDTH) {
 			uint64_t we = ce[WIDTH - 1];
 
-			if (e > we || (e == we &&
-				       r > s->rank[cand[WIDTH - 1]]))
+			if (e > we || (e == we && r > s->rank[cand[WIDTH - 1]]))
 				continue;
 			nc--;
 		}
@@ -324,7 +450,6 @@ static unsigned search_candidates(struct search *s, uint32_t k)
 		ce[j] = e;
 		nc++;
 	}
-	(void)gmax;
 	s->ncand[k] = (uint8_t)nc;
 	s->pos[k] = 0;
 	return nc;
@@ -343,39 +468,24 @@ static int search_fits(struct search *s, uint32_t v, uint64_t e)
 		    s->cap)
 			return 0;
 	}
-	if (!p->kfirst) {
-		/* Every other clique now starts at e or above. */
-		if (++s->stamp_now == 0) {
-			memset(s->stamp, 0, (size_t)p->n * sizeof(*s->stamp));
-			s->stamp_now = 1;
-		}
-		for (kk = 0; kk < p->nk; kk++) {
-			if (e + s->rem[kk] <= s->cap)
-				continue;
-			for (i = p->vk_start[v]; i < p->vk_start[v + 1]; i++)
-				if (p->vk[i] == kk)
-					break;
-			if (i == p->vk_start[v + 1])
-				return 0;
-		}
-	}
 	return 1;
 }
 
-static void search_place(struct search *s, uint32_t v, uint64_t e)
+static int search_place(struct search *s, uint32_t v, uint64_t e)
 {
 	const struct problem *p = s->p;
 	uint64_t sz = p->size[v], t = e + sz;
 	uint32_t i, kk, u;
+	int ok = 1;
 
 	s->placed[v] = 1;
 	s->off[v] = e;
+	s->n_placed++;
 	for (i = p->vk_start[v]; i < p->vk_start[v + 1]; i++) {
 		kk = p->vk[i];
 		s->rem[kk] -= sz;
 		if (s->top[kk] < t) {
-			s->trail_idx[s->trail_n] = kk | CLIQUE_TAG;
-			s->trail_old[s->trail_n++] = s->top[kk];
+			ok &= trail_push(s, kk | CLIQUE_TAG, s->top[kk]);
 			s->top[kk] = t;
 		}
 	}
@@ -383,14 +493,45 @@ static void search_place(struct search *s, uint32_t v, uint64_t e)
 		u = p->nbr[i];
 		s->free_nbr[u]--;
 		if (!s->placed[u] && s->d[u] < t) {
-			s->trail_idx[s->trail_n] = u;
-			s->trail_old[s->trail_n++] = s->d[u];
-			s->d[u] = t;
+			uint64_t a = p->align[u] == 1 ? t :
+				     align_up(t, p->align[u]);
+
+			ok &= trail_push(s, u, s->d[u]);
+			s->d[u] = a;
+			if (a + p->size[u] > s->cap)
+				s->pruned = 1;
 		}
 	}
+	return ok;
 }
 
-static void search_unplace(struct search *s, uint32_t v, size_t mark)
+/* Room for one more depth; 0 when memory ran out. */
+static int search_deepen(struct search *s, uint32_t k)
+{
+	size_t dm;
+
+	if (k + 1 < s->depth_max)
+		return 1;
+	dm = (size_t)s->depth_max * 2;
+#define DEEPEN(f, per) do { \
+		void *q_ = realloc(s->f, (dm + 1) * (per) * sizeof(*s->f)); \
+		if (!q_) \
+			return 0; \
+		s->f = q_; \
+	} while (0)
+	DEEPEN(chosen, 1);
+	DEEPEN(level, 1);
+	DEEPEN(mark, 1);
+	DEEPEN(cand, WIDTH + 1);
+	DEEPEN(cand_e, WIDTH + 1);
+	DEEPEN(ncand, 1);
+	DEEPEN(pos, 1);
+#undef DEEPEN
+	s->depth_max = (uint32_t)dm;
+	return 1;
+}
+
+static void search_undo(struct search *s, uint32_t move, size_t mark)
 {
 	const struct problem *p = s->p;
 	uint32_t i;
@@ -403,16 +544,20 @@ static void search_unplace(struct search *s, uint32_t v, size_t mark)
 		else
 			s->d[idx] = s->trail_old[s->trail_n];
 	}
-	for (i = p->vk_start[v]; i < p->vk_start[v + 1]; i++)
-		s->rem[p->vk[i]] += p->size[v];
-	for (i = p->nbr_start[v]; i < p->nbr_start[v + 1]; i++)
+	if (move & CLIQUE_TAG)
+		return;
+	for (i = p->vk_start[move]; i < p->vk_start[move + 1]; i++)
+		s->rem[p->vk[i]] += p->size[move];
+	for (i = p->nbr_start[move]; i < p->nbr_start[move + 1]; i++)
 		s->free_nbr[p->nbr[i]]++;
-	s->placed[v] = 0;
+	s->placed[move] = 0;
+	s->n_placed--;
 }
 
 /*
  * Depth-first search for a placement of height <= s->cap within `budget`
- * nodes.  Returns 1 with s->off filled, 0 when none was found.
+ * nodes.  Returns 1 with s->off filled, 0 when none was found, -1 when
+ * memory ran out.
  */
 static int search_run(struct search *s, uint64_t budget)
 {
@@ -427,9 +572,10 @@ static int search_run(struct search *s, uint64_t budget)
 		return 0;
 	for (;;) {
 		if (s->pos[k] < s->ncand[k]) {
-			size_t at = (size_t)k * WIDTH + s->pos[k]++;
-			uint32_t v = s->cand[at];
-			uint64_t e = s->cand_e[at];
+			size_t at = (size_t)k * (WIDTH + 1) + s->pos[k]++;
+			uint32_t move = s->cand[at];
+			uint64_t f = s->cand_e[at];
+			int ok;
 
 			if (++spent > budget)
 				break;
@@ -438,26 +584,36 @@ static int search_run(struct search *s, uint64_t budget)
 				s->out_of_time = 1;
 				break;
 			}
-			if (!search_fits(s, v, e))
+			if (!search_fits(s, move, f))
 				continue;
 			s->mark[k] = s->trail_n;
-			s->chosen[k] = v;
-			search_place(s, v, e);
-			if (++k == n) {
+			s->chosen[k] = move;
+			s->pruned = 0;
+			ok = search_deepen(s, k) && search_place(s, move, f);
+			if (!ok) {
+				s->nodes += spent;
+				return -1;
+			}
+			if (s->pruned) {
+				search_undo(s, move, s->mark[k]);
+				continue;
+			}
+			k++;
+			if (s->n_placed == n) {
 				s->nodes += spent;
 				return 1;
 			}
-			s->level[k] = e;
+			s->level[k] = f;
 			if (!search_candidates(s, k)) {
 				k--;
-				search_unplace(s, s->chosen[k], s->mark[k]);
+				search_undo(s, s->chosen[k], s->mark[k]);
 			}
 			continue;
 		}
 		if (k == 0)
 			break;
 		k--;
-		search_unplace(s, s->chosen[k], s->mark[k]);
+		search_undo(s, s->chosen[k], s->mark[k]);
 	}
 	s->nodes += spent > budget ? budget : spent;
 	return 0;
@@ -476,6 +632,34 @@ static uint64_t height_of(uint32_t n, const uint64_t *size,
 }
 
 /*
+ * Look for a placement of height <= cap within `share` nodes: every
+ * priority in turn under a node limit that doubles each round, so that
+ * whichever finds one quickly does.  Returns 1, 0, or -1 (no memory).
+ */
+static int search_decide(struct search *s, uint64_t cap, uint64_t share,
+			 uint64_t *spent)
+{
+	uint64_t limit = s->p->n, used = 0;
+	int r, found = 0;
+
+	while (!found && used < share && !s->out_of_time) {
+		limit *= 2;
+		for (r = 0; r < N_PRIORITIES && !found && used < share &&
+			    !s->out_of_time; r++) {
+			uint64_t before = s->nodes, run = limit;
+
+			if (run > share - used)
+				run = share - used;
+			search_reset(s, s->p->rank[r], cap);
+			found = search_run(s, run);
+			used += s->nodes - before;
+		}
+	}
+	*spent += used;
+	return found;
+}
+
+/*
  * Improve `offset` (height *best, valid) towards the bound: ask for the
  * bound itself, then bisect.  Each target gets a share of the budget,
  * split over the priorities; the first placement found wins.
@@ -488,7 +672,7 @@ static int search_improve(const struct problem *p, uint64_t bound,
 	uint64_t budget = opt && opt->node_budget ? opt->node_budget :
 			  CGS_DSA_DEFAULT_NODES;
 	uint64_t spent = 0, lo = bound, hi, cap_goal;
-	int rc, r, first = 1;
+	int rc, first = 1;
 
 	cap_goal = opt && opt->capacity ? opt->capacity : 0;
 	if (*best <= bound || (cap_goal && *best <= cap_goal))
@@ -509,12 +693,10 @@ static int search_improve(const struct problem *p, uint64_t bound,
 			share = budget - spent;
 		if (cap_goal && cap < cap_goal && !first)
 			cap = cap_goal < hi ? cap_goal : hi;
-		for (r = 0; r < N_PRIORITIES && !found && !s.out_of_time; r++) {
-			uint64_t before = s.nodes;
-
-			search_reset(&s, p->rank[r], cap);
-			found = search_run(&s, share / N_PRIORITIES);
-			spent += s.nodes - before;
+		found = search_decide(&s, cap, share, &spent);
+		if (found < 0) {
+			search_release(&s);
+			return CGS_E_NOMEM;
 		}
 		if (found) {
 			memcpy(offset, s.off, (size_t)p->n * sizeof(*offset));
@@ -1187,7 +1369,10 @@ static int by_size_desc(const void *a, const void *b)
 	return x < y ? -1 : x > y;
 }
 
-/* Cliques grown greedily (largest first) from uncovered seeds. */
+/*
+ * Cliques grown greedily (largest first) from uncovered seeds; past
+ * SEEDS_MAX cliques the uncovered buffers get one each, alone.
+ */
 #define SEEDS_MAX 1024u
 
 static int graph_problem(struct problem *p, const struct cgs_graph *g,
@@ -1223,7 +1408,7 @@ static int graph_problem(struct problem *p, const struct cgs_graph *g,
 	p->twin = malloc((size_t)n * sizeof(*p->twin) + 1);
 	width = calloc((size_t)n + 1, sizeof(*width));
 	early = malloc((size_t)n * sizeof(*early) + 1);
-	kstart = malloc(((size_t)SEEDS_MAX + 2) * sizeof(*kstart));
+	kstart = malloc(((size_t)n + 2) * sizeof(*kstart));
 	if (!p->nbr_start || !p->nbr || !p->twin || !width || !early ||
 	    !kstart)
 		goto out;
@@ -1243,11 +1428,14 @@ static int graph_problem(struct problem *p, const struct cgs_graph *g,
 	clique_size = size;
 	qsort(order, n, sizeof(*order), by_size_desc);
 	kstart[0] = 0;
-	for (i = 0; i < n && nk < SEEDS_MAX; i++) {
+	for (i = 0; i < n; i++) {
 		uint32_t seed = order[i], j;
 
 		if (covered[seed])
 			continue;
+		if (nk >= SEEDS_MAX)
+			memset(common, 0, (size_t)g->words * sizeof(*common));
+		else
 		memcpy(common, cgs_graph_row(g, seed),
 		       (size_t)g->words * sizeof(*common));
 		for (j = 0; j <= n; j++) {
@@ -1419,7 +1607,7 @@ int cgs_dsa_pack_graph(const struct cgs_graph *g, const uint64_t *size,
 				memcpy(offset, trial, (size_t)n * sizeof(*trial));
 			}
 			search_reset(&s, p.rank[r], (uint64_t)INT64_MAX);
-			if (rc == 0 && search_run(&s, 64 * (uint64_t)n + 1024) &&
+			if (rc == 0 && search_run(&s, 64 * (uint64_t)n + 1024) > 0 &&
 			    (h = height_of(n, size, s.off)) < best) {
 				best = h;
 				memcpy(offset, s.off, (size_t)n * sizeof(*trial));

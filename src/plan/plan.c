@@ -158,8 +158,8 @@ static int check_frames(const struct cgs_rank_work *x, struct cgs_error *err)
 						     : &s->layers_pos;
 
 	if (x->opt->max_frames && n > x->opt->max_frames)
-		return cgs_error_at(err, CGS_E_LIMIT, s->path, at->line, at->column,
-			"rank %u needs %llu saved frames (%u slots x %u layers), "
+		return cgs_error_at(err, CGS_E_LIMIT, s->path, at->line,
+			at->column, "rank %u needs %llu saved frames (%u slots x %u layers), "
 			"more than the frames limit %llu; raise it with "
 			"--limit frames=N",
 			x->rp->rank, (unsigned long long)n, x->slots,
@@ -167,8 +167,8 @@ static int check_frames(const struct cgs_rank_work *x, struct cgs_error *err)
 	/* the conflict matrices grow with the square of the frames */
 	if (n > CGS_PLAN_MAX_FRAMES ||
 	    (uint64_t)s->n_variants * n * 2 > UINT32_MAX)
-		return cgs_error_at(err, CGS_E_LIMIT, s->path, at->line, at->column,
-			"rank %u needs %llu saved frames (%u slots x %u layers); "
+		return cgs_error_at(err, CGS_E_LIMIT, s->path, at->line,
+			at->column, "rank %u needs %llu saved frames (%u slots x %u layers); "
 			"the planner handles at most %u per rank",
 			x->rp->rank, (unsigned long long)n, x->slots,
 			x->layers_total, CGS_PLAN_MAX_FRAMES);
@@ -268,14 +268,26 @@ struct trial_work {
 	int rc;
 };
 
+/* The orders of one rank and the ring they need. */
+struct rank_orders_work {
+	struct cgs_ring_need need;
+	struct cgs_error err;
+	int rc;
+};
+
 /* Everything the planning threads share. */
 struct trial_pool {
 	const struct cgs_schedule *s;
 	const struct cgs_plan_options *opt;
-	const struct cgs_plan *p;
+	struct cgs_plan *p;
 	uint64_t align;
+	struct rank_orders_work *orders;   /* one per rank */
 	struct trial_work *work;
 	uint32_t n_work;
+	/* the job running now: n_jobs calls of run(pool, i) */
+	void (*run)(struct trial_pool *pool, uint32_t i);
+	uint32_t n_jobs;
+	int report_progress;
 	pthread_mutex_t lock;        /* guards next and done */
 	uint32_t next, done;
 };
@@ -295,8 +307,9 @@ static void rank_outputs_release(struct cgs_rank_plan *rp)
 	rp->capture = NULL;
 }
 
-static void run_trial(struct trial_pool *pool, struct trial_work *t)
+static void run_trial(struct trial_pool *pool, uint32_t i)
 {
+	struct trial_work *t = &pool->work[i];
 	struct cgs_rank_work x = {
 		.s = pool->s, .opt = pool->opt, .rp = &t->plan,
 		.layer_base = pool->p->layer_base, .slots = t->plan.slots,
@@ -309,8 +322,8 @@ static void run_trial(struct trial_pool *pool, struct trial_work *t)
 	rank_work_release(&x);
 }
 
-/* Take trials until none is left; each thread, and the caller, runs this. */
-static void *trial_worker(void *arg)
+/* Take jobs until none is left; each thread, and the caller, runs this. */
+static void *pool_worker(void *arg)
 {
 	struct trial_pool *pool = arg;
 
@@ -318,72 +331,97 @@ static void *trial_worker(void *arg)
 		uint32_t i;
 
 		pthread_mutex_lock(&pool->lock);
-		i = pool->next < pool->n_work ? pool->next++ : UINT32_MAX;
+		i = pool->next < pool->n_jobs ? pool->next++ : UINT32_MAX;
 		pthread_mutex_unlock(&pool->lock);
 		if (i == UINT32_MAX)
 			return NULL;
-		run_trial(pool, &pool->work[i]);
+		pool->run(pool, i);
 		pthread_mutex_lock(&pool->lock);
 		pool->done++;
-		if (pool->opt->progress)
+		if (pool->report_progress && pool->opt->progress)
 			pool->opt->progress(pool->opt->progress_user, pool->done,
-					    pool->n_work);
+					    pool->n_jobs);
 		pthread_mutex_unlock(&pool->lock);
 	}
 }
 
 /*
- * Plan every trial on up to opt->threads threads.  Each trial writes only
- * its own slot, so the result does not depend on which thread ran it; a
- * thread that cannot start leaves its share to the others.
+ * Run n jobs on up to opt->threads threads.  Each job writes only its own
+ * slot, so the result does not depend on which thread ran it; a thread
+ * that cannot start leaves its share to the others.
  */
-static void run_trials(struct trial_pool *pool)
+static void pool_run(struct trial_pool *pool,
+		     void (*run)(struct trial_pool *pool, uint32_t i),
+		     uint32_t n, int report_progress)
 {
 	uint32_t want = pool->opt->threads, started = 0, i;
 	pthread_t *threads = NULL;
 
-	if (want > pool->n_work)
-		want = pool->n_work;
+	pool->run = run;
+	pool->n_jobs = n;
+	pool->next = pool->done = 0;
+	pool->report_progress = report_progress;
+	if (want > n)
+		want = n;
 	if (want > 1)
 		threads = calloc(want - 1, sizeof(*threads));
 	for (i = 0; threads && i + 1 < want; i++) {
-		if (pthread_create(&threads[i], NULL, trial_worker, pool))
+		if (pthread_create(&threads[i], NULL, pool_worker, pool))
 			break;
 		started++;
 	}
-	trial_worker(pool);
+	pool_worker(pool);
 	for (i = 0; i < started; i++)
 		pthread_join(threads[i], NULL);
 	free(threads);
 }
 
-/* The orders of every rank, and what ring each needs. */
-static int load_orders(const struct cgs_schedule *s, struct cgs_plan *p,
-		       struct cgs_ring_need *need, struct cgs_ring_need *all,
-		       struct cgs_error *err)
+/* The orders of rank i and the ring they need. */
+static void run_rank_orders(struct trial_pool *pool, uint32_t i)
 {
-	uint32_t r;
-	int rc;
+	const struct cgs_schedule *s = pool->s;
+	struct cgs_rank_plan *rp = &pool->p->ranks[i];
+	struct rank_orders_work *w = &pool->orders[i];
+	struct cgs_rank_orders ro;
 
-	for (r = 0; r < s->n_ranks; r++) {
-		struct cgs_rank_plan *rp = &p->ranks[r];
-		struct cgs_rank_orders ro;
+	w->rc = cgs_rank_orders_init(&ro, s, s->ranks[i], &w->err);
+	if (w->rc)
+		return;
+	rp->rank = ro.rank;
+	rp->n_reachable = ro.n_reachable;
+	rp->reachable = ro.reachable;
+	rp->order_start = ro.order_start;
+	rp->order_entries = ro.entries;
+	if (rp->n_reachable == 0)
+		w->rc = cgs_error_set(&w->err, CGS_E_PLAN,
+				      "rank %u has no reachable microbatch count",
+				      rp->rank);
+	else
+		w->rc = cgs_ring_scan(s, rp, &w->need, &w->err);
+}
 
-		rc = cgs_rank_orders_init(&ro, s, s->ranks[r], err);
-		if (rc)
-			return rc;
-		rp->rank = ro.rank;
-		rp->n_reachable = ro.n_reachable;
-		rp->reachable = ro.reachable;
-		rp->order_start = ro.order_start;
-		rp->order_entries = ro.entries;
-		if (rp->n_reachable == 0)
-			return cgs_error_set(err, CGS_E_PLAN,
-				"rank %u has no reachable microbatch count",
-				rp->rank);
-		rc = cgs_ring_scan(s, rp, &need[r], err);
-		if (rc)
-			return rc;
+/*
+ * The orders of every rank, and what ring each needs; the first failure
+ * and the worst need are taken in rank order, whatever thread ran which.
+ */
+static int load_orders(struct trial_pool *pool, struct cgs_ring_need *need,
+		       struct cgs_ring_need *all, struct cgs_error *err)
+{
+	uint32_t r, n = pool->s->n_ranks;
+
+	pool->orders = calloc(n, sizeof(*pool->orders));
+	if (!pool->orders)
+		return cgs_error_set(err, CGS_E_NOMEM,
+				     "out of memory for the orders of %u ranks",
+				     n);
+	pool_run(pool, run_rank_orders, n, 0);
+	for (r = 0; r < n; r++) {
+		if (pool->orders[r].rc) {
+			if (err && err->code == 0)
+				*err = pool->orders[r].err;
+			return pool->orders[r].rc;
+		}
+		need[r] = pool->orders[r].need;
 		cgs_ring_need_merge(all, &need[r]);
 	}
 	return 0;
@@ -549,7 +587,7 @@ int cgs_plan_create(const struct cgs_schedule *s,
 	struct cgs_plan *p;
 	uint32_t c, i;
 	uint64_t align;
-	int rc = 0;
+	int rc = 0, have_lock = 0;
 
 	if (out)
 		*out = NULL;
@@ -582,13 +620,6 @@ int cgs_plan_create(const struct cgs_schedule *s,
 	for (c = 0; c < s->vpp; c++)
 		p->layer_base[c + 1] = p->layer_base[c] + s->layers[c];
 	p->n_ranks = s->n_ranks;
-	rc = load_orders(s, p, need, &all, err);
-	if (rc == 0)
-		rc = cgs_ring_choose(s, &all, &p->smallest_slots, err);
-	if (rc == 0)
-		rc = list_trials(s, opt, p, need, &all, &pool, err);
-	if (rc)
-		goto fail;
 	pool.s = s;
 	pool.opt = opt;
 	pool.p = p;
@@ -598,8 +629,17 @@ int cgs_plan_create(const struct cgs_schedule *s,
 				   "cannot create the planner's lock");
 		goto fail;
 	}
-	run_trials(&pool);
+	have_lock = 1;
+	rc = load_orders(&pool, need, &all, err);
+	if (rc == 0)
+		rc = cgs_ring_choose(s, &all, &p->smallest_slots, err);
+	if (rc == 0)
+		rc = list_trials(s, opt, p, need, &all, &pool, err);
+	if (rc)
+		goto fail;
+	pool_run(&pool, run_trial, pool.n_work, 1);
 	pthread_mutex_destroy(&pool.lock);
+	have_lock = 0;
 	/* the first failed trial in list order: the same for any threads */
 	for (i = 0; i < pool.n_work; i++) {
 		if (pool.work[i].rc) {
@@ -613,11 +653,15 @@ int cgs_plan_create(const struct cgs_schedule *s,
 	if (rc)
 		goto fail;
 	trials_release(&pool);
+	free(pool.orders);
 	free(need);
 	*out = p;
 	return 0;
 fail:
+	if (have_lock)
+		pthread_mutex_destroy(&pool.lock);
 	trials_release(&pool);
+	free(pool.orders);
 	free(need);
 	cgs_plan_destroy(&p);
 	return rc;

@@ -129,7 +129,6 @@ int cgs_ring_choose(const struct cgs_schedule *s,
 		    struct cgs_error *err)
 {
 	uint32_t smallest = need->in_flight ? need->in_flight : 1;
-	const struct cgs_pos *at = &s->slots_pos;
 
 	if (need->twin_backward && smallest < 2)
 		smallest = 2;
@@ -138,14 +137,16 @@ int cgs_ring_choose(const struct cgs_schedule *s,
 		return 0;
 	}
 	if (s->slots < need->in_flight)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, at->line, at->column,
+		return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
 			"slots: %u: slot period shorter than liveness: rank %u "
 			"with %u microbatches has %u microbatches of chunk %u "
 			"in flight; accepted: %u or more",
 			s->slots, need->rank, need->microbatches,
 			need->in_flight, need->chunk + 1, smallest);
 	if (s->slots < smallest)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, at->line, at->column,
+		return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
 			"slots: %u: slot period shorter than liveness: rank %u "
 			"with %u microbatches runs two consecutive backwards "
 			"of chunk %u (entry %llu), which would share one "
@@ -207,7 +208,7 @@ int cgs_ring_range(const struct cgs_schedule *s,
 	if (max && max < *lo) {
 		if (rank)
 			return cgs_error_at(err, CGS_E_PLAN, s->path,
-				s->slots_pos.line, s->slots_pos.column,
+			s->slots_pos.line, s->slots_pos.column,
 				"slots.max %u: shorter than the smallest ring "
 				"safe for rank %u; accepted: %u or more",
 				max, need->rank, *lo);
