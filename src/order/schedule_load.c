@@ -62,7 +62,7 @@ int cgs_schedule_check_orders(const struct cgs_schedule *s,
 			      struct cgs_error *err)
 {
 	struct cgs_limits defaults;
-	uint64_t entries;
+	uint64_t entries, ring, frames;
 	char what[160];
 	int rc;
 
@@ -72,6 +72,23 @@ int cgs_schedule_check_orders(const struct cgs_schedule *s,
 	}
 	if ((rc = check_explicit(s, err)))
 		return rc;
+	/*
+	 * A ring the schedule asks for (slots, or the largest a ring search
+	 * tries) bounds the frames before any order is built; the ring the
+	 * planner derives is checked by the planner.
+	 */
+	ring = s->slots > s->slots_max ? s->slots : s->slots_max;
+	frames = ring * cgs_schedule_layers_total(s);
+	if (frames > limits->frames) {
+		snprintf(what, sizeof(what),
+			 "the saved-frame count of one rank (%llu slots x %u "
+			 "layers = %llu)", (unsigned long long)ring,
+			 cgs_schedule_layers_total(s),
+			 (unsigned long long)frames);
+		return cgs_limit_error(err, s->path, s->slots_pos.line,
+				       s->slots_pos.column, "frames",
+				       limits->frames, what);
+	}
 	entries = planned_entries(s);
 	if (entries > limits->order_entries) {
 		snprintf(what, sizeof(what),

@@ -26,9 +26,11 @@ int cgs_schedule_load_buffer(const char *name, const void *buf, size_t len,
 			     struct cgs_schedule **out, struct cgs_error *err);
 
 /*
- * The order checks alone on a parsed schedule: each explicit order is
- * well formed (CGS_E_ORDER at the offending entry, or at its list when it
- * ends with forwards pending), and the entries of every order planning
+ * The order checks alone on a parsed schedule: a ring the schedule asks
+ * for (slots, slots.max) times its layers stays within limits->frames
+ * (CGS_E_LIMIT at pipeline.slots), each explicit order is well formed
+ * (CGS_E_ORDER at the offending entry, or at its list when it ends with
+ * forwards pending), and the entries of every order planning
  * builds (explicit ones, and Megatron's for each reachable count on ranks
  * without) stay within limits->order_entries (CGS_E_LIMIT at
  * pipeline.max_microbatches).  limits may be NULL for the defaults.

@@ -129,7 +129,6 @@ int cgs_ring_choose(const struct cgs_schedule *s,
 		    struct cgs_error *err)
 {
 	uint32_t smallest = need->in_flight ? need->in_flight : 1;
-	const struct cgs_pos *at = &s->slots_pos;
 
 	if (need->twin_backward && smallest < 2)
 		smallest = 2;
