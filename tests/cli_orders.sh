@@ -39,7 +39,8 @@ grep -q 'does not drain' "$tmp/err" || fail "no drain error: $(cat "$tmp/err")"
 [ $? -eq 1 ] || fail "--limit not applied by orders"
 
 # Orders by flags are held to the same limits as a schedule, checked before
-# the order is allocated (2^31 entries under a 1 GiB address-space cap).
+# the order is allocated (2^31 entries under a 1 GiB address-space cap,
+# where the binary runs under one: a sanitizer's shadow memory does not).
 run 1 orders --limit order_entries=10 --pp 4 --vpp 2 --microbatches 8 --rank 0
 [ -s "$tmp/out" ] && fail "an order above order_entries was printed"
 grep -q "exceeds the order_entries limit of 10" "$tmp/err" || fail "order_entries: $(cat "$tmp/err")"

@@ -1,0 +1,107 @@
+/*
+ * Dynamic storage allocation: place buffers at byte offsets so that
+ * buffers in conflict never share a byte, keeping the height (the largest
+ * offset + size) small.  Internal to src/plan; used by `cgslot pack` and
+ * by the planner for frames of different sizes.
+ *
+ * Two entry points share one engine:
+ *
+ *   cgs_dsa_pack_intervals: buffers with lifetimes [lower, upper); two
+ *     buffers conflict when their lifetimes intersect.  Scales to 10^5
+ *     buffers and more.
+ *
+ *   cgs_dsa_pack_graph: buffers with an explicit conflict relation (a
+ *     struct cgs_graph), for relations that are not interval graphs, such
+ *     as the planner's union over every reachable order.
+ *
+ * The engine:
+ *   1. a lower bound: the heaviest time (intervals) or the heaviest of the
+ *      cliques it finds (graphs), raised to opt->lower when given;
+ *   2. a greedy placement (intervals: fill the lowest, leftmost gap of the
+ *      skyline with the widest buffer that fits in it; graphs: the first
+ *      dive of the search below);
+ *   3. when the greedy height is above the bound and the instance is small
+ *      enough (CGS_DSA_SEARCH_MAX buffers), a branch and bound over
+ *      canonical placements: buffers are placed in nondecreasing offset,
+ *      each at the lowest offset its placed conflicts allow; a branch dies
+ *      when some clique's remaining bytes no longer fit under the target
+ *      height.  It first asks for the lower bound itself, then bisects
+ *      between the bound and the best height found, trying several buffer
+ *      priorities per target.
+ *
+ * Results are deterministic: the search is limited by a node budget, not
+ * by the clock, unless opt->time_limit is set (then a slower machine may
+ * stop earlier with a worse, still valid, placement).
+ *
+ * Offsets are multiples of each buffer's alignment (any value >= 1); no
+ * two conflicting buffers overlap; the height is at least the bound.
+ */
+#ifndef CGS_PLAN_DSA_H
+#define CGS_PLAN_DSA_H
+
+#include <stdint.h>
+
+#include "plan/graph.h"
+
+/* Above this many buffers (or 2^25 conflict pairs) only the greedy runs. */
+#define CGS_DSA_SEARCH_MAX 2000u
+
+struct cgs_dsa_options {
+	/*
+	 * Stop as soon as a placement of height <= capacity is found (0: no
+	 * capacity, minimise down to the lower bound).
+	 */
+	uint64_t capacity;
+	/* A lower bound the caller knows (e.g. a max-weight clique); 0: none. */
+	uint64_t lower;
+	/* Search nodes in all; 0: CGS_DSA_DEFAULT_NODES. */
+	uint64_t node_budget;
+	/* Seconds of search at most; 0: no clock limit (deterministic). */
+	double time_limit;
+};
+
+#define CGS_DSA_DEFAULT_NODES 2000000u
+
+struct cgs_dsa_result {
+	uint64_t height;      /* max over buffers of offset + size */
+	uint64_t lower_bound; /* the engine's bound (>= opt->lower) */
+	uint64_t nodes;       /* search nodes spent */
+	int optimal;          /* 1 when height == lower_bound */
+};
+
+/*
+ * Pack n buffers with lifetimes [lower[i], upper[i]) (lower < upper),
+ * sizes size[i] >= 1 and alignments align[i] >= 1 (align may be NULL for
+ * 1).  The sum over buffers of size + align - 1 must not exceed INT64_MAX.
+ * Writes offset[n] and *res (res may be NULL); opt may be NULL for the
+ * defaults.  Returns 0, CGS_E_ARG (a buffer breaks the rules above) or
+ * CGS_E_NOMEM.
+ */
+int cgs_dsa_pack_intervals(uint32_t n, const int64_t *lower,
+			   const int64_t *upper, const uint64_t *size,
+			   const uint64_t *align,
+			   const struct cgs_dsa_options *opt,
+			   uint64_t *offset, struct cgs_dsa_result *res);
+
+/*
+ * Pack g->n buffers with sizes size[v] >= 1 and alignments align[v] >= 1
+ * (align may be NULL) so that adjacent vertices never overlap.  The graph
+ * must be symmetric without self loops.  Same rules, outputs and return
+ * codes as cgs_dsa_pack_intervals, and CGS_E_LIMIT when the graph has
+ * more than 2^26 conflict pairs (a conflict list would not fit).
+ */
+int cgs_dsa_pack_graph(const struct cgs_graph *g, const uint64_t *size,
+		       const uint64_t *align,
+		       const struct cgs_dsa_options *opt, uint64_t *offset,
+		       struct cgs_dsa_result *res);
+
+/*
+ * The largest sum of sizes live at one time of the intervals (half-open:
+ * a buffer ending at t and one starting at t are never live together)
+ * into *bound (0 for n == 0).  Returns 0 or CGS_E_NOMEM.
+ */
+int cgs_dsa_interval_bound(uint32_t n, const int64_t *lower,
+			   const int64_t *upper, const uint64_t *size,
+			   uint64_t *bound);
+
+#endif
