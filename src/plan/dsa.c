@@ -227,6 +227,7 @@ struct search {
 	uint32_t *cuts;     /* unplaced buffers crossing each clique boundary */
 	uint32_t *all;      /* 0..n-1 */
 	uint64_t spent, budget;
+	int exhausted;      /* the last run searched its whole tree */
 	int pruned;         /* the last move left a buffer no room */
 	uint64_t nodes;
 	double deadline;    /* 0: none */
@@ -654,6 +655,7 @@ static int search_run(struct search *s, uint64_t budget)
 	s->budget = budget;
 	r = part_dfs(s, s->all, p->n, 0, p->nk, 0, NONE);
 	s->nodes += s->spent > budget ? budget : s->spent;
+	s->exhausted = r == 0;
 	return r == ABORTED ? 0 : r;
 }
 
@@ -691,6 +693,11 @@ static int search_decide(struct search *s, uint64_t cap, uint64_t share,
 			search_reset(s, s->p->rank[r], cap);
 			found = search_run(s, run);
 			used += s->nodes - before;
+			/* A whole tree searched: no other order finds more. */
+			if (s->exhausted) {
+				*spent += used;
+				return 0;
+			}
 		}
 	}
 	*spent += used;
