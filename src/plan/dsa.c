@@ -637,6 +637,13 @@ static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
 		log_undo(s, mark);
 		if (r == ABORTED)
 			return r;
+		/*
+		 * v had no unplaced conflict: it sits at e in every completion,
+		 * and each later move (at e or above) leaves it there or below
+		 * the level, so none of them can succeed where v failed.
+		 */
+		if (s->free_nbr[v] == 0)
+			return 0;
 	}
 	return 0;
 }
