@@ -18,7 +18,7 @@
 #include "plan/dsa.h"
 
 #define NONE UINT32_MAX
-#define CLIQUE_TAG 0x80000000u
+#define CLIQUE_TAG 0x80000000u /* a trail entry for a clique's top */
 /* Candidates kept per search node, best first. */
 #define WIDTH 12
 /* Priorities tried per target height. */
@@ -208,19 +208,12 @@ struct search {
 	uint64_t *d;        /* canonical offset: highest top of placed
 			     * conflicts, aligned up */
 	uint32_t *free_nbr; /* conflicts not yet placed */
-	uint64_t *top;      /* floor of each clique: placed tops and raises */
+	uint64_t *top;      /* highest top of placed members, per clique */
 	uint64_t *rem;      /* bytes of members not yet placed, per clique */
 	uint64_t *pre, *suf; /* running maxima of rem (interval cliques) */
 	uint32_t *trail_idx;
 	uint64_t *trail_old;
 	size_t trail_n, trail_cap;
-	uint32_t depth_max;
-	uint32_t *chosen;   /* per depth: a buffer, or CLIQUE_TAG | raised */
-	uint64_t *level;    /* per depth: the lowest floor */
-	size_t *mark;       /* per depth: trail length before the move */
-	uint32_t *cand;     /* per depth: WIDTH + 1 moves */
-	uint64_t *cand_e;   /* their offsets */
-	uint8_t *ncand, *pos;
 	uint32_t n_placed;
 	uint32_t *log_v;    /* placements in order, for undoing */
 	size_t *log_mark;   /* trail length before each */
@@ -228,6 +221,7 @@ struct search {
 	uint32_t *cuts;     /* unplaced buffers crossing each clique boundary */
 	uint32_t *all;      /* 0..n-1 */
 	uint64_t spent, budget;
+	int exhausted;      /* the last run searched its whole tree */
 	int pruned;         /* the last move left a buffer no room */
 	uint64_t nodes;
 	double deadline;    /* 0: none */
@@ -244,15 +238,8 @@ static void search_release(struct search *s)
 	free(s->rem);
 	free(s->pre);
 	free(s->suf);
-	free(s->cand_e);
 	free(s->trail_idx);
 	free(s->trail_old);
-	free(s->chosen);
-	free(s->level);
-	free(s->mark);
-	free(s->cand);
-	free(s->ncand);
-	free(s->pos);
 	free(s->log_v);
 	free(s->log_mark);
 	free(s->cuts);
@@ -262,12 +249,11 @@ static void search_release(struct search *s)
 
 static int search_init(struct search *s, const struct problem *p)
 {
-	size_t n = p->n, nk = p->nk, dm = 4 * n + 64;
+	size_t n = p->n, nk = p->nk;
 
 	memset(s, 0, sizeof(*s));
 	s->p = p;
-	s->depth_max = (uint32_t)dm;
-	/* The trail grows when raises need more than placements. */
+	/* Enough for every placement on one path; trail_push grows it if not. */
 	s->trail_cap = (size_t)p->nbr_start[n] + p->vk_start[n] + 1;
 	s->placed = calloc(n + 1, 1);
 	s->off = calloc(n + 1, sizeof(*s->off));
@@ -277,24 +263,15 @@ static int search_init(struct search *s, const struct problem *p)
 	s->rem = calloc(nk + 1, sizeof(*s->rem));
 	s->pre = calloc(nk + 2, sizeof(*s->pre));
 	s->suf = calloc(nk + 2, sizeof(*s->suf));
-	s->cand_e = calloc((dm + 1) * (WIDTH + 1), sizeof(*s->cand_e));
 	s->trail_idx = malloc(s->trail_cap * sizeof(*s->trail_idx));
 	s->trail_old = malloc(s->trail_cap * sizeof(*s->trail_old));
-	s->chosen = calloc(dm + 1, sizeof(*s->chosen));
-	s->level = calloc(dm + 1, sizeof(*s->level));
-	s->mark = calloc(dm + 1, sizeof(*s->mark));
-	s->cand = calloc((dm + 1) * (WIDTH + 1), sizeof(*s->cand));
-	s->ncand = calloc(dm + 1, 1);
-	s->pos = calloc(dm + 1, 1);
 	s->log_v = calloc(n + 1, sizeof(*s->log_v));
 	s->log_mark = calloc(n + 1, sizeof(*s->log_mark));
 	s->cuts = calloc(nk + 1, sizeof(*s->cuts));
 	s->all = calloc(n + 1, sizeof(*s->all));
 	if (!s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
-	    !s->rem || !s->trail_idx || !s->trail_old || !s->chosen ||
-	    !s->level || !s->mark || !s->cand || !s->ncand || !s->pos ||
-	    !s->pre || !s->suf || !s->cand_e || !s->log_v || !s->log_mark ||
-	    !s->cuts || !s->all) {
+	    !s->rem || !s->trail_idx || !s->trail_old || !s->pre || !s->suf ||
+	    !s->log_v || !s->log_mark || !s->cuts || !s->all) {
 		search_release(s);
 		return CGS_E_NOMEM;
 	}
@@ -422,6 +399,7 @@ static int search_place(struct search *s, uint32_t v, uint64_t e)
 	return ok;
 }
 
+/* Take back the placement of `move` and what it changed since `mark`. */
 static void search_undo(struct search *s, uint32_t move, size_t mark)
 {
 	const struct problem *p = s->p;
@@ -435,8 +413,6 @@ static void search_undo(struct search *s, uint32_t move, size_t mark)
 		else
 			s->d[idx] = s->trail_old[s->trail_n];
 	}
-	if (move & CLIQUE_TAG)
-		return;
 	for (i = p->vk_start[move]; i < p->vk_start[move + 1]; i++)
 		s->rem[p->vk[i]] += p->size[move];
 	for (i = p->nbr_start[move]; i < p->nbr_start[move + 1]; i++)
@@ -637,6 +613,13 @@ static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
 		log_undo(s, mark);
 		if (r == ABORTED)
 			return r;
+		/*
+		 * v had no unplaced conflict: it sits at e in every completion,
+		 * and each later move (at e or above) leaves it there or below
+		 * the level, so none of them can succeed where v failed.
+		 */
+		if (s->free_nbr[v] == 0)
+			return 0;
 	}
 	return 0;
 }
@@ -655,6 +638,7 @@ static int search_run(struct search *s, uint64_t budget)
 	s->budget = budget;
 	r = part_dfs(s, s->all, p->n, 0, p->nk, 0, NONE);
 	s->nodes += s->spent > budget ? budget : s->spent;
+	s->exhausted = r == 0;
 	return r == ABORTED ? 0 : r;
 }
 
@@ -692,6 +676,11 @@ static int search_decide(struct search *s, uint64_t cap, uint64_t share,
 			search_reset(s, s->p->rank[r], cap);
 			found = search_run(s, run);
 			used += s->nodes - before;
+			/* A whole tree searched: no other order finds more. */
+			if (s->exhausted) {
+				*spent += used;
+				return 0;
+			}
 		}
 	}
 	*spent += used;
@@ -816,11 +805,12 @@ int cgs_dsa_interval_bound(uint32_t n, const int64_t *lower,
 /*
  * The skyline greedy.  Time is cut into sections between consecutive
  * distinct event times; the skyline is a list of runs of sections at one
- * floor.  Repeatedly take the lowest run [a, b] (leftmost on ties): place
- * the widest unplaced buffer that starts at section a and ends inside the
- * run, at the run's floor; when none fits, raise section a to the lowest
- * floor any buffer covering it can still take (its left neighbour, or the
- * right neighbour of the run for buffers that start at a and cross it).
+ * floor.  Repeatedly take the lowest run [a, b] (leftmost on ties): at
+ * the leftmost section g of the run where an unplaced buffer starts and
+ * ends inside the run, place the widest such buffer at the run's floor;
+ * when none fits, raise the whole run to the lowest floor a buffer
+ * covering it can still take (its left neighbour's, or its right
+ * neighbour's when buffers start in it and cross its right end).
  */
 struct heap_item {
 	uint64_t floor;
