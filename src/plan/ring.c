@@ -137,14 +137,16 @@ int cgs_ring_choose(const struct cgs_schedule *s,
 		return 0;
 	}
 	if (s->slots < need->in_flight)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, at->line, at->column,
+		return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
 			"slots: %u: slot period shorter than liveness: rank %u "
 			"with %u microbatches has %u microbatches of chunk %u "
 			"in flight; accepted: %u or more",
 			s->slots, need->rank, need->microbatches,
 			need->in_flight, need->chunk + 1, smallest);
 	if (s->slots < smallest)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, at->line, at->column,
+		return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
 			"slots: %u: slot period shorter than liveness: rank %u "
 			"with %u microbatches runs two consecutive backwards "
 			"of chunk %u (entry %llu), which would share one "
