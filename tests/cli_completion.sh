@@ -3,10 +3,10 @@
 # it as bash does (COMP_WORDS, COMP_CWORD, then COMPREPLY) completes every
 # command that `cgslot --help` lists, every option each command's --help
 # documents, option values and file names by kind.
-# $1: the completion script (default: completion/cgslot.bash of the tree);
+# $1: the completion script (default: tools/completion/cgslot.bash of the tree);
 # tests/cli_install.sh passes the installed one.
 . "$(dirname "$0")/cli_lib.sh"
-script=${1:-$PWD/completion/cgslot.bash}
+script=${1:-$PWD/tools/completion/cgslot.bash}
 [ -r "$script" ] || { fail "no completion script at $script"; exit 1; }
 
 # complete WORDS...: what the completion offers for the last word (which
