@@ -20,7 +20,9 @@ int cgs_cmd_pack(int argc, char **argv);
 	"usage: cgslot check [--limit NAME=VALUE]... SCHEDULE...\n" \
 	"\n" \
 	"Validate each schedule (YAML or JSON) and every capture order it\n" \
-	"implies.  Prints nothing but errors; exits 0 when all are valid, 1 if\n" \
+	"implies, then plan it and build its manifest in memory as compile\n" \
+	"does, so a schedule check passes is one compile accepts.  Writes\n" \
+	"nothing; prints nothing but errors; exits 0 when all are valid, 1 if\n" \
 	"any is not.\n" \
 	"\n" \
 	CGS_LIMIT_HELP

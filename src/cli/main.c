@@ -8,7 +8,7 @@
 #include "common/nearest.h"
 
 const struct cgs_command cgs_commands[] = {
-	{"check", cgs_cmd_check, "validate schedule files and their orders",
+	{"check", cgs_cmd_check, "validate schedules: everything compile checks",
 	 CGS_CHECK_USAGE},
 	{"orders", cgs_cmd_orders, "print capture orders",
 	 CGS_ORDERS_USAGE},
