@@ -15,6 +15,7 @@
 #include "common/crc32c.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/format.h"
 #include "manifest/manifest.h"
 #include "manifest/writer.h"

@@ -10,6 +10,7 @@
 
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/manifest.h"
 #include "manifest/writer.h"
 #include "plan/plan.h"
@@ -214,6 +215,7 @@ START_TEST(schedule_shapes_behind_the_hash)
 {
 	expect_mismatch(
 		"cgslot: 1\n"
+		"name: edges\n"
 		"pipeline: {pp: 2, vpp: 2, layers_per_chunk: [1, 2], microbatch_group: 2, max_microbatches: 4, ranks: [1]}\n"
 		"alignment: 256\n"
 		"variants:\n"
@@ -222,6 +224,7 @@ START_TEST(schedule_shapes_behind_the_hash)
 		"the manifest plans 2 ranks, the schedule 1");
 	expect_mismatch(
 		"cgslot: 1\n"
+		"name: edges\n"
 		"pipeline: {pp: 3, vpp: 2, layers_per_chunk: [1, 2], microbatch_group: 2, max_microbatches: 4, ranks: [0, 2]}\n"
 		"alignment: 256\n"
 		"variants:\n"
@@ -230,6 +233,7 @@ START_TEST(schedule_shapes_behind_the_hash)
 		"the manifest plans rank 1 where the schedule plans rank 2");
 	expect_mismatch(
 		"cgslot: 1\n"
+		"name: edges\n"
 		"pipeline: {pp: 2, vpp: 2, layers_per_chunk: [1, 2], microbatch_group: 2, max_microbatches: 4}\n"
 		"alignment: 256\n"
 		"variants:\n"
@@ -237,6 +241,7 @@ START_TEST(schedule_shapes_behind_the_hash)
 		"the manifest has 2 variants, the schedule 1");
 	expect_mismatch(
 		"cgslot: 1\n"
+		"name: edges\n"
 		"pipeline: {pp: 2, vpp: 2, layers_per_chunk: [1, 2], microbatch_group: 2, max_microbatches: 4}\n"
 		"alignment: 256\n"
 		"variants:\n"
@@ -245,6 +250,7 @@ START_TEST(schedule_shapes_behind_the_hash)
 		"the manifest's variant 'b' (cp 2) is not in the schedule");
 	expect_mismatch(
 		"cgslot: 1\n"
+		"name: edges\n"
 		"pipeline: {pp: 2, vpp: 2, layers_per_chunk: [1, 2], microbatch_group: 2, max_microbatches: 4}\n"
 		"alignment: 256\n"
 		"variants:\n"
@@ -253,14 +259,16 @@ START_TEST(schedule_shapes_behind_the_hash)
 		"the manifest's variant 'b' (cp 2) is not in the schedule");
 	expect_mismatch(
 		"cgslot: 1\n"
+		"name: edges\n"
 		"pipeline: {pp: 2, vpp: 2, layers_per_chunk: [2, 1], microbatch_group: 2, max_microbatches: 4}\n"
 		"alignment: 256\n"
 		"variants:\n"
 		"  - {name: a, cp: 1, bytes: {input: 1000, output: 1000, saved: 4000, user_grad: 1000}}\n"
 		"  - {name: b, cp: 2, bytes: {input: 2000, output: 500, saved: 3000, user_grad: 700}}\n",
-		"chunk 0 has 1 layers; the schedule has 2");
+		"chunk 0 has 1 layers; the schedule gives 2");
 	expect_mismatch(
 		"cgslot: 1\n"
+		"name: edges\n"
 		"pipeline: {pp: 2, vpp: 2, layers_per_chunk: [1, 2], microbatch_group: 2, max_microbatches: 4}\n"
 		"alignment: 256\n"
 		"variants:\n"
