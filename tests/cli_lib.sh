@@ -6,8 +6,9 @@
 #   fail MSG  count a failure and print it; $failed holds the count
 #   run EXPECTED_STATUS ARGS...
 #             run cgslot with a time limit of $cli_timeout seconds (60 by
-#             default), stdout in $tmp/out, stderr in $tmp/err, and count a
-#             failure when it exits otherwise
+#             default; four times that under sanitizers), stdout in
+#             $tmp/out, stderr in $tmp/err, and count a failure when it
+#             exits otherwise
 set -u
 cd "${CGS_SOURCE_ROOT:?}" || exit 1
 cgslot=${CGSLOT:?}
@@ -16,6 +17,10 @@ tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 failed=0
 cli_timeout=60
+# Sanitizers slow cgslot down several times: the time limits, which catch
+# hangs, stretch with them.
+cli_slowdown=1
+[ "${CGS_SANITIZE:-none}" = none ] || cli_slowdown=4
 
 fail() {
 	echo "FAIL: $*"
@@ -25,7 +30,7 @@ fail() {
 run() {
 	local want=$1 rc
 	shift
-	timeout "$cli_timeout" "$cgslot" "$@" >"$tmp/out" 2>"$tmp/err"
+	timeout "$((cli_timeout * cli_slowdown))" "$cgslot" "$@" >"$tmp/out" 2>"$tmp/err"
 	rc=$?
 	[ "$rc" -eq "$want" ] || fail "cgslot $* exited $rc, want $want: $(head -c 400 "$tmp/err")"
 }
