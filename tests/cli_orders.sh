@@ -47,7 +47,7 @@ grep -q "exceeds the order_entries limit of 10" "$tmp/err" || fail "order_entrie
 run 0 orders --limit order_entries=32 --pp 4 --vpp 2 --microbatches 8 --rank 0
 [ "$(wc -w <"$tmp/out")" -eq 32 ] || fail "order_entries=32 did not print the 32 entries"
 cap=1048576
-( (ulimit -v "$cap" && exec "$cgslot" --version) ) >/dev/null 2>&1 || cap=unlimited
+{ (ulimit -v "$cap" && exec "$cgslot" --version) >/dev/null; } 2>/dev/null || cap=unlimited
 (ulimit -v "$cap" && exec timeout 20 "$cgslot" orders --pp 1 --vpp 1024 --group 1 \
 	--microbatches 1048576 --rank 0) >"$tmp/out" 2>"$tmp/err"
 rc=$?
