@@ -1719,15 +1719,21 @@ int cgs_dsa_pack_graph(const struct cgs_graph *g, const uint64_t *size,
 		}
 		for (r = 0; r < N_PRIORITIES && rc == 0; r++) {
 			uint64_t h;
+			int dive;
 
 			rc = graph_first_fit(&p, p.rank[r], trial);
 			if (rc == 0 && (h = height_of(n, size, trial)) < best) {
 				best = h;
 				memcpy(offset, trial, (size_t)n * sizeof(*trial));
 			}
+			if (rc || n > CGS_DSA_SEARCH_MAX)
+				continue;
 			search_reset(&s, p.rank[r], (uint64_t)INT64_MAX);
-			if (rc == 0 && search_run(&s, 64 * (uint64_t)n + 1024) > 0 &&
-			    (h = height_of(n, size, s.off)) < best) {
+			dive = search_run(&s, 64 * (uint64_t)n + 1024);
+			if (dive < 0)
+				rc = CGS_E_NOMEM;
+			else if (dive > 0 &&
+				 (h = height_of(n, size, s.off)) < best) {
 				best = h;
 				memcpy(offset, s.off, (size_t)n * sizeof(*trial));
 			}
@@ -1738,7 +1744,8 @@ int cgs_dsa_pack_graph(const struct cgs_graph *g, const uint64_t *size,
 		if (rc)
 			goto release;
 	}
-	if (best > bound && !(opt && opt->capacity && best <= opt->capacity))
+	if (best > bound && n <= CGS_DSA_SEARCH_MAX &&
+	    !(opt && opt->capacity && best <= opt->capacity))
 		rc = search_improve(&p, bound, opt, start, offset, &best,
 				    &nodes);
 	fill_result(res, best, bound, nodes);
