@@ -2,7 +2,9 @@
 # cgslot check: silent success, every file checked, exit statuses, --limit,
 # --help, and hostile inputs (a 1 GiB file made here, pipes) refused early.
 . "$(dirname "$0")/cli_lib.sh"
-cli_timeout=20
+# generous: the sanitizer build on a busy 2-core machine parses the 6 MB
+# hostile files below in tens of seconds; a hang still fails
+cli_timeout=90
 
 # Every valid file passes and prints nothing at all.
 valid=(testdata/examples/*.yaml testdata/valid/*/schedule.*)
@@ -49,7 +51,18 @@ variants:
   - {name: a, cp: 1, bytes: {input: 1, output: 1, saved: 1, user_grad: 1}}
 YAML
 run 1 check "$tmp/many-layers.yaml"
-run 0 check --limit layers=1000000 --limit frames=1000000 "$tmp/many-layers.yaml"
+# Raising the layers limit lets the file load, but a million saved frames
+# are more than the planner handles, and the frames limit cannot be raised
+# past that: check refuses what compile would.
+run 1 check --limit layers=1000000 "$tmp/many-layers.yaml"
+grep -q "many-layers.yaml:2:37: error: rank 0 needs 1000000 saved frames (1 slots x 1000000 layers); the planner handles at most 65536 per rank" "$tmp/err" ||
+	fail "a million frames: $(cat "$tmp/err")"
+run 2 check --limit layers=1000000 --limit frames=1000000 "$tmp/many-layers.yaml"
+grep -q "limit frames=1000000 is out of range; accepted: 1..65536" "$tmp/err" ||
+	fail "frames limit above the planner's: $(cat "$tmp/err")"
+run 1 check --limit frames=4 testdata/examples/qwen-pp4-vpp2-dcp.yaml
+grep -q "more than the frames limit 4; raise it with --limit frames=N" "$tmp/err" ||
+	fail "lowered frames limit: $(cat "$tmp/err")"
 
 # A 1 GiB file is refused from its size, before it is read.
 truncate -s 1G "$tmp/huge.yaml"
@@ -58,7 +71,9 @@ grep -q "huge.yaml: error: the file's size (1073741824 bytes) exceeds the file_b
 	fail "huge file: $(cat "$tmp/err")"
 # ... and a stream without a size is cut off at the limit.
 run 1 check --limit file_bytes=1MiB /dev/zero
-grep -q "exceeds the file_bytes limit of 1048576" "$tmp/err" || fail "/dev/zero: $(cat "$tmp/err")"
+grep -q "^cgslot: /dev/zero: error: the input (more than 1048576 bytes read before stopping) exceeds the file_bytes limit of 1048576" "$tmp/err" ||
+	fail "/dev/zero: $(cat "$tmp/err")"
+grep -q "size" "$tmp/err" && fail "/dev/zero has no size, but the message speaks of one: $(cat "$tmp/err")"
 # A file just under the limit but full of values stops at the node budget.
 "$python" -c "import sys; sys.stdout.write('cgslot: 1\nname: [' + '0,' * 3000000 + '0]\n')" >"$tmp/wide.yaml"
 run 1 check "$tmp/wide.yaml"

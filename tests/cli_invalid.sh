@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # Every testdata/invalid/<case>/ holds one schedule and `expected`, the
-# exact stderr of `cgslot check` on it; the check must also exit 1.
+# exact stderr of `cgslot check` on it; the check must also exit 1, and
+# `compile` must refuse it with the same message and write nothing (check
+# runs every validation compile does).
 # CGS_UPDATE_GOLDEN=1 rewrites `expected` from the current output.
 set -u
 cd "${CGS_SOURCE_ROOT:?}" || exit 1
@@ -35,7 +37,31 @@ for dir in testdata/invalid/*/; do
 		diff "$case/expected" "$tmp"
 		failed=$((failed + 1))
 	fi
+	# plan loads and plans as compile does (run here on the overflow
+	# cases, which once printed wrapped sums); compile also writes and reads
+	case $case in
+	*/size-rank-total-*)
+		timeout 20 "$cgslot" plan "$input" >"$tmp.out" 2>"$tmp.err"
+		rc=$?
+		if [ "$rc" -ne 1 ] || ! cmp -s "$tmp.err" "$case/expected" ||
+			[ -s "$tmp.out" ]; then
+			echo "FAIL $case: plan exited $rc (want 1) with:"
+			cat "$tmp.err"
+			failed=$((failed + 1))
+		fi
+		;;
+	esac
+	rm -f "$tmp.m"
+	timeout 20 "$cgslot" compile --quiet "$input" -o "$tmp.m" >"$tmp.out" 2>"$tmp.err"
+	rc=$?
+	if [ "$rc" -ne 1 ] || ! cmp -s "$tmp.err" "$case/expected" ||
+		[ -s "$tmp.out" ] || [ -e "$tmp.m" ]; then
+		echo "FAIL $case: compile exited $rc (want 1, nothing written) with:"
+		cat "$tmp.err"
+		failed=$((failed + 1))
+	fi
 done
+rm -f "$tmp.err" "$tmp.m"
 rm -f "$tmp.out"
 echo "$count invalid cases, $failed failed"
 [ "$count" -gt 0 ] && [ "$failed" -eq 0 ]

@@ -80,7 +80,7 @@ cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "an invalid schedule changed t
 # A name that is not plain text (here a tab) cannot be stored: exit 1.
 printf 'cgslot: 1\nname: "tab\\there"\npipeline: {pp: 1, layers_per_chunk: 1, max_microbatches: 2}\nvariants:\n  - {name: cp1, cp: 1, bytes: {input: 1KiB, output: 1KiB, saved: 4KiB, user_grad: 1KiB}}\n' >"$tmp/tab.yaml"
 run 1 compile "$tmp/tab.yaml" -o "$out/m.cgslot"
-grep -q "tab.yaml: error: the schedule name contains a control character" "$tmp/err" || fail "control character not explained: $(cat "$tmp/err")"
+grep -q "tab.yaml:2:7: error: name contains the control character U+0009" "$tmp/err" || fail "control character not explained: $(cat "$tmp/err")"
 cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "an unstorable name changed the manifest"
 
 # A plan that cannot exist (a ring shorter than liveness): exit 1.
@@ -239,6 +239,22 @@ s = json.dumps(d)
 for key in ("lower_bound_bytes", "bytes_without_sharing", "bytes_colour_arenas"):
     assert key in s, key
 PY
+
+# Variants are stored sorted by CP, whatever the schedule's order, as
+# cgslot-manifest(5) says.
+cat >"$tmp/unsorted.yaml" <<'YAML'
+cgslot: 1
+pipeline: {pp: 1, layers_per_chunk: 1, max_microbatches: 2}
+variants:
+  - {name: big, cp: 4, bytes: {input: 1, output: 1, saved: 1, user_grad: 1}}
+  - {name: small, cp: 1, bytes: {input: 1, output: 1, saved: 1, user_grad: 1}}
+  - {name: mid, cp: 2, bytes: {input: 1, output: 1, saved: 1, user_grad: 1}}
+YAML
+run 0 compile -q "$tmp/unsorted.yaml" -o "$tmp/unsorted.cgslot"
+run 0 dump "$tmp/unsorted.cgslot"
+[ "$(sed -n '/^variants$/,/^$/p' "$tmp/out" | awk 'NF == 4 {print $2}' | tr '\n' ' ')" = "small mid big " ] ||
+	fail "variants not stored by CP: $(sed -n '/^variants$/,/^$/p' "$tmp/out")"
+grep -q "sorted by CP" man/cgslot-manifest.5 || fail "cgslot-manifest(5) does not say variants are sorted by CP"
 
 # A manifest that is not a regular file is refused at once (exit 3): a
 # FIFO with no writer (which a blocking open would wait on forever), one

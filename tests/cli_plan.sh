@@ -102,6 +102,49 @@ grep -q 'shorter than liveness.*rank 0 with 4 microbatches has 4 microbatches of
 [ $? -eq 1 ] || fail "--limit frames not applied"
 grep -q 'frames' "$tmp/err" || fail "frame limit message: $(cat "$tmp/err")"
 
+# The ring search: S = 16 reaches the bound on every rank of the example,
+# the table lists every ring tried, and -j never changes the plan.
+"$cgslot" plan --max-slots 16 "$example" >"$tmp/search" 2>"$tmp/err" ||
+	fail "--max-slots 16 failed: $(cat "$tmp/err")"
+grep -q '^ring: 16 slots shared by every rank' "$tmp/search" ||
+	fail "search ring: $(grep ring "$tmp/search")"
+[ "$(grep -c '= 1.000 x lower bound' "$tmp/search")" -eq 4 ] ||
+	fail "search should reach the bound on every rank: $(grep total "$tmp/search")"
+sed 's/slots: auto/slots: {max: 16}/' "$example" >"$tmp/max16.yaml"
+"$cgslot" plan "$tmp/max16.yaml" | diff - "$tmp/search" >/dev/null ||
+	fail "slots: {max: 16} differs from --max-slots 16"
+"$cgslot" plan --explore-slots "$example" >"$tmp/explore" ||
+	fail "--explore-slots failed"
+[ "$(grep -c '^ *[0-3] ' "$tmp/explore")" -eq 36 ] ||
+	fail "explore should list rings 8..16 for 4 ranks: $(cat "$tmp/explore")"
+[ "$(grep -c ' \*$' "$tmp/explore")" -eq 4 ] || fail "explore marks no ring per rank"
+for j in 1 2 5; do
+	"$cgslot" plan -j $j --max-slots 12 --per-rank-slots --format te-plan \
+		"$example" >"$tmp/te-$j" || fail "-j $j failed"
+done
+cmp -s "$tmp/te-1" "$tmp/te-2" && cmp -s "$tmp/te-1" "$tmp/te-5" ||
+	fail "-j changes the plan"
+grep -q '"slots": 10,' "$tmp/te-1" || fail "per-rank te-plan lacks rank 3's ring 10"
+"$cgslot" plan --max-slots 7 "$example" >/dev/null 2>"$tmp/err"
+[ $? -eq 1 ] || fail "--max-slots below the smallest ring accepted"
+grep -q 'slots.max 7: shorter than the smallest ring safe for every rank; accepted: 8 or more' \
+	"$tmp/err" || fail "short max message: $(cat "$tmp/err")"
+# Rings per rank that come out equal compile, and verify proves them.
+sed 's/slots: auto/slots: {max: 16, per_rank: true}/' "$example" >"$tmp/max16-pr.yaml"
+"$cgslot" compile -q "$tmp/max16-pr.yaml" -o "$tmp/max16-pr.cgslot" ||
+	fail "compile of slots: {max: 16, per_rank: true} failed"
+"$cgslot" verify "$tmp/max16-pr.cgslot" "$tmp/max16-pr.yaml" >/dev/null 2>"$tmp/err" ||
+	fail "verify of the searched ring failed: $(cat "$tmp/err")"
+sed 's/slots: auto/slots: {per_rank: true}/' "$example" >"$tmp/per-rank.yaml"
+"$cgslot" compile "$tmp/per-rank.yaml" -o "$tmp/per-rank.cgslot" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "compile wrote rings per rank into a format without them"
+grep -q 'stores one ring for every rank' "$tmp/err" ||
+	fail "per-rank compile message: $(cat "$tmp/err")"
+"$cgslot" plan --max-slots x "$example" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "bad --max-slots is not a usage error"
+"$cgslot" plan -j 0 "$example" >/dev/null 2>&1
+[ $? -eq 2 ] || fail "-j 0 is not a usage error"
+
 # Usage and system errors.
 "$cgslot" plan --format xml "$example" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "unknown format is not a usage error"

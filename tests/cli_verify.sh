@@ -105,6 +105,30 @@ run verify "$tmp/good" testdata/invalid/order-pending/schedule.yaml
 grep -q 'testdata/invalid/order-pending/schedule.yaml:[0-9]*:[0-9]*: error: ' "$tmp/err" ||
 	fail "invalid schedule: $(cat "$tmp/err")"
 
+# Fields only the schedule determines, edited and re-sealed with a fresh
+# CRC-32C: the manifest opens and verifies alone, but not against its
+# schedule; the message names the section, rank and field.
+golden=testdata/manifest/golden/dcp-vpp
+# poke NAME SECTION AT FMT VALUE WANT: verify NAME against the schedule
+poke() {
+	"$python" tests/manifest_edit.py poke "$golden/manifest.cgslot" \
+		"$tmp/$1" "$2" "$3" "$4" "$5" || { fail "$1: cannot edit"; return; }
+	run verify -q "$tmp/$1"
+	[ "$rc" -eq 0 ] || fail "$1: the edited manifest no longer verifies alone ($rc): $(cat "$tmp/err")"
+	run verify "$tmp/$1" "$golden/schedule.yaml"
+	[ "$rc" -eq 1 ] || fail "$1: verify with the schedule exited $rc"
+	grep -qF "$6" "$tmp/err" || fail "$1: want '$6': $(cat "$tmp/err")"
+}
+poke pp 1 16 I 4294967295 "error: meta: pp is 4294967295; the schedule gives 2"
+# rank 1, N=2: 1 1 2 -2 ... becomes 1 2 1 -2 ..., still well formed
+"$python" tests/manifest_edit.py poke "$golden/manifest.cgslot" "$tmp/o1" 6 26 b 1 &&
+	"$python" tests/manifest_edit.py poke "$tmp/o1" "$tmp/order" 6 25 b 2 ||
+	fail "order: cannot edit"
+run verify "$tmp/order" "$golden/schedule.yaml"
+[ "$rc" -eq 1 ] || fail "order: verify with the schedule exited $rc"
+grep -qF "error: orders: rank 1 N=2 entry 1 is 2; the schedule gives 1" "$tmp/err" ||
+	fail "order: $(cat "$tmp/err")"
+
 # A corrupt manifest is the reader's to reject: exit 1, never a crash.
 head -c 100 "$tmp/good" >"$tmp/short"
 run verify "$tmp/short"

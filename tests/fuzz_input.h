@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 
 /*
  * Load `data` under `name` (which picks the syntax) and abort when the

@@ -8,6 +8,10 @@
                                       optional section (a reader of 1.0 loads it)
   manifest_edit.py decode FILE        print FILE decoded as 'cgslot dump --format
                                       json' prints it, by a second reader
+  manifest_edit.py poke SRC OUT ID AT FMT VALUE
+                                      write OUT: SRC with VALUE packed as FMT
+                                      (struct, little-endian) at byte AT of
+                                      section ID, the CRC-32C re-sealed
 
 Its CRC-32C and table-of-contents parsing are independent of the C code,
 so agreeing with it cross-checks both against the man page.
@@ -84,6 +88,11 @@ def corruptions(src):
 
     edit("bad-magic", lambda b: b.__setitem__(slice(0, 8), b"CGSLOTXX"))
     edit("newer-major", lambda b: struct.pack_into("<H", b, 8, 2))
+    # Noise after the magic: a corrupt header, not a newer format.
+    edit("garbage-after-magic",
+         lambda b: b.__setitem__(slice(8, 40),
+                                 bytes((i * 73 + 0x91) & 0xFF for i in range(32))),
+         crc=False)
     edit("checksum", lambda b: b.__setitem__(len(b) // 2, b[len(b) // 2] ^ 0x40),
          crc=False)
     cases.append(("truncated", bytes(src[: len(src) // 2])))
@@ -106,6 +115,20 @@ def corruptions(src):
     edit("capture-repeated",
          lambda b: b.__setitem__(slice(capture, capture + 4),
                                  src[capture + 4:capture + 8]))
+    # Figures and meta fields the reader derives from the rest of the file
+    # (cgslot-manifest(5), "Consistency"), each re-sealed with a fresh CRC.
+    edit("meta-max-microbatches",
+         lambda b: struct.pack_into("<I", b, meta + 28, 17))
+    edit("meta-group", lambda b: struct.pack_into("<I", b, meta + 24, 3))
+    edit("figures-saved-frames",
+         lambda b: struct.pack_into("<I", b, ranks + 40, 7))
+    edit("figures-colours",
+         lambda b: struct.pack_into("<I", b, ranks + 136 + 44, 0xFFFFFFFF))
+    total = struct.unpack_from("<Q", src, ranks + 104)[0]
+    edit("figures-lower-bound",
+         lambda b: struct.pack_into("<Q", b, ranks + 112, total + 1))
+    edit("figures-upstream-bytes",
+         lambda b: struct.pack_into("<Q", b, ranks + 136 + 128, 1))
     return cases
 
 
@@ -240,6 +263,15 @@ def main(argv):
     if len(argv) == 4 and argv[1] == "future":
         with open(argv[3], "wb") as f:
             f.write(future_minor(open(argv[2], "rb").read()))
+        return 0
+    if len(argv) == 8 and argv[1] == "poke":
+        b = bytearray(open(argv[2], "rb").read())
+        off, _size = sections(b)[int(argv[4])]
+        struct.pack_into("<" + argv[6], b, off + int(argv[5], 0),
+                         int(argv[7], 0))
+        fix_crc(b)
+        with open(argv[3], "wb") as f:
+            f.write(b)
         return 0
     if len(argv) >= 2 and argv[1] == "crc":
         return check_crc(argv[2:])

@@ -32,7 +32,7 @@ static int check_static(const struct cgs_schedule *s, const struct cgs_plan *p,
 			const struct cgs_rank_plan *rp, const uint32_t *base,
 			char *msg, size_t size)
 {
-	uint32_t S = p->slots, M = s->vpp, LT = base[M], V = s->n_variants;
+	uint32_t S = rp->slots, M = s->vpp, LT = base[M], V = s->n_variants;
 	uint64_t al = s->alignment ? s->alignment : 1, sum = 0, col = 0;
 	uint64_t *region = NULL;
 	uint32_t c, sl, l, v, f, r, q, i, a;
@@ -279,7 +279,7 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 			char *msg, size_t size)
 {
 	struct cgs_rank_orders ro;
-	uint32_t S = p->slots, M = s->vpp, o, i, c;
+	uint32_t S = rp->slots, M = s->vpp, o, i, c;
 	uint32_t *fwd = calloc(M, sizeof(*fwd)), *bwd = calloc(M, sizeof(*bwd));
 	uint64_t *wchunk = calloc(M, sizeof(*wchunk));
 	struct mb *live = NULL;
@@ -421,6 +421,12 @@ int cgs_plan_check(const struct cgs_schedule *s, const struct cgs_plan *p,
 		if (p->ranks[r].rank != s->ranks[r])
 			FAIL("plan rank %u is %u, want %u", r, p->ranks[r].rank,
 			     s->ranks[r]);
+		/* one ring for all, unless the plan says each rank chose */
+		if (p->ranks[r].slots == 0 || p->ranks[r].slots > p->slots ||
+		    (!p->per_rank && p->ranks[r].slots != p->slots))
+			FAIL("rank %u has a ring of %u slots; the plan's is %u%s",
+			     p->ranks[r].rank, p->ranks[r].slots, p->slots,
+			     p->per_rank ? " at most" : "");
 		rc = check_static(s, p, &p->ranks[r], base, msg, size);
 		if (rc == 0)
 			rc = check_replay(s, p, &p->ranks[r], base, msg, size);

@@ -11,6 +11,7 @@
 
 #include "failalloc.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/manifest.h"
 #include "manifest/writer.h"
 #include "plan/plan.h"

@@ -7,8 +7,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/nearest.h"
 #include "input/limits.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "testlib.h"
 
 #define GiB (1ull << 30)
@@ -266,6 +268,69 @@ START_TEST(hash_tracks_the_model)
 END_TEST
 
 /* The same mistake gives the same position in YAML and JSON. */
+/*
+ * YAML 1.2's core schema: 0x1F and 0o17 are integers, the same schedule
+ * as its decimal spelling (cgslot(1) promises that schema).  0X1F, 0o8
+ * and a bare 0x are strings.
+ */
+START_TEST(core_schema_integers)
+{
+	static const char prefixed[] =
+		"cgslot: 0x1\n"
+		"pipeline: {pp: 0x2, layers_per_chunk: 0o2, max_microbatches: 0x04}\n"
+		"variants:\n"
+		"  - {name: a, cp: 0o1, bytes: {input: 0x1, output: 0o1, saved: 0x1, "
+		"user_grad: 0x0000000000000000000000000000000000000001}}\n";
+	static const char *const strings[] = {"0X2", "0o8", "0x", "0xg", "-0x2"};
+	char buf[512];
+	size_t i;
+
+	ck_assert_uint_eq(hash_of(prefixed), hash_of(base_yaml));
+	for (i = 0; i < sizeof(strings) / sizeof(strings[0]); i++) {
+		struct cgs_error err = {0};
+
+		snprintf(buf, sizeof(buf),
+			 "cgslot: 1\npipeline: {pp: %s, layers_per_chunk: 2, "
+			 "max_microbatches: 4}\n", strings[i]);
+		ck_assert_int_eq(load_text("c.yaml", buf, NULL, &err),
+				 CGS_E_INVALID);
+		ck_assert_msg(strstr(err.message, "got a string"), "%s: %s",
+			      strings[i], err.message);
+	}
+	/* Past 2^64-1 in hex is still a number, refused as too large. */
+	{
+		struct cgs_error err = {0};
+
+		snprintf(buf, sizeof(buf),
+			 "cgslot: 1\npipeline: {pp: 2, layers_per_chunk: 2, "
+			 "max_microbatches: 0x10000000000000000}\n");
+		ck_assert_int_eq(load_text("c.yaml", buf, NULL, &err),
+				 CGS_E_LIMIT);
+		ck_assert_msg(strstr(err.message, "18446744073709551616"), "%s",
+			      err.message);
+	}
+}
+END_TEST
+
+/* The "did you mean" distance, also past the 15 characters of old. */
+START_TEST(nearest_word)
+{
+	static const char *const keys[] = {"pp", "vpp", "microbatch_group",
+					   "max_microbatches", "alignment", NULL};
+
+	ck_assert_uint_eq(cgs_edit_distance("alignmnet", 9, "alignment"), 1);
+	ck_assert_uint_eq(cgs_edit_distance("max_microbatchs", 15,
+					    "max_microbatches"), 1);
+	ck_assert_uint_eq(cgs_edit_distance("", 0, "abc"), 3);
+	ck_assert_uint_eq(cgs_edit_distance("kitten", 6, "sitting"), 3);
+	ck_assert_str_eq(cgs_nearest("alignmnet", 9, keys, 2), "alignment");
+	ck_assert_str_eq(cgs_nearest("microbatch_groups", 17, keys, 2),
+			 "microbatch_group");
+	ck_assert_str_eq(cgs_nearest("ppp", 3, keys, 1), "pp");
+	ck_assert_ptr_null(cgs_nearest("colour", 6, keys, 2));
+}
+END_TEST
+
 START_TEST(positions_agree)
 {
 	struct cgs_error ye = {0}, je = {0};
@@ -379,6 +444,23 @@ START_TEST(limits)
 	ck_assert_int_eq(cgs_limits_set(&lim, "depth=0", NULL), CGS_E_ARG);
 	ck_assert_int_eq(cgs_limits_set(&lim, "depth=100000", NULL), CGS_E_ARG);
 	ck_assert_int_eq(cgs_limits_set(&lim, "pp=-1", NULL), CGS_E_ARG);
+	/* Count limits speak of counts, not of bytes. */
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(cgs_limits_set(&lim, "pp=1.5", &err), CGS_E_ARG);
+	ck_assert_str_eq(err.message, "limit pp=1.5: a count must be a whole "
+			 "number; accepted: 1..4294967295");
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(cgs_limits_set(&lim, "pp=0", &err), CGS_E_ARG);
+	ck_assert_str_eq(err.message,
+			 "limit pp=0 is out of range; accepted: 1..4294967295");
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(cgs_limits_set(&lim, "frames=64KiB", &err), CGS_E_ARG);
+	ck_assert_ptr_null(strstr(err.message, "byte"));
+	ck_assert_int_eq(cgs_limits_set(&lim, "frames=65536", NULL), 0);
+	ck_assert_uint_eq(lim.frames, 65536);
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(cgs_limits_set(&lim, "file_bytes=0", &err), CGS_E_ARG);
+	ck_assert_ptr_nonnull(strstr(err.message, "at least 1 byte"));
 
 	/* a raised or lowered limit changes what loads */
 	memset(&err, 0, sizeof(err));
@@ -420,6 +502,8 @@ static Suite *input_suite(void)
 	tcase_add_test(tc, values_and_overrides);
 	tcase_add_test(tc, hash_tracks_the_model);
 	tcase_add_test(tc, positions_agree);
+	tcase_add_test(tc, core_schema_integers);
+	tcase_add_test(tc, nearest_word);
 	tcase_add_test(tc, error_codes);
 	tcase_add_test(tc, order_errors);
 	tcase_add_test(tc, alias_bomb);

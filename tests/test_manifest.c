@@ -24,7 +24,7 @@
 
 /* ---- a small plan built by hand ---------------------------------- */
 
-enum { FX_PP = 2, FX_VPP = 2, FX_S = 3, FX_V = 2, FX_L = 4, FX_G = 2 };
+enum { FX_PP = 2, FX_VPP = 2, FX_S = 4, FX_V = 2, FX_L = 4, FX_G = 2 };
 static uint32_t fx_layers[FX_VPP] = {2, 1};
 enum { FX_LT = 3, FX_SAVED = FX_S * FX_LT, FX_UG = FX_VPP * FX_S };
 
@@ -110,6 +110,98 @@ static void fixture_rank(struct cgs_rank_plan *rp, uint32_t rank)
 		rp->capture[i] = (i * 7 + rank) % rp->n_graphs;
 }
 
+/*
+ * The report figures a plan's frames and orders imply, computed the slow
+ * way (every live group summed at every entry), so the hand-built plans
+ * below open under the reader's cross-checks.  Colours are taken as set.
+ */
+static void fill_figures(const struct cgs_plan *p, struct cgs_rank_plan *rp)
+{
+	const struct cgs_schedule *s = p->schedule;
+	uint32_t S = p->slots, M = s->vpp, o, g, c, l, f;
+	uint32_t *fwd = calloc(M, sizeof(*fwd)), *bwd = calloc(M, sizeof(*bwd));
+	char *live = calloc((size_t)M * S, 1);
+	uint64_t *col = calloc((size_t)rp->n_saved + rp->n_user_grad, 8);
+	uint64_t *gb = calloc((size_t)M * S, 8);
+	uint32_t *gl = calloc((size_t)M * S, 4);
+	uint32_t top_s = 0, top_u = 0, most_live = 0, most_ug = 0;
+	uint64_t max_s = 0, max_u = 0, max_all = 0, cs = 0, cu = 0;
+
+	for (f = 0; f < rp->n_saved; f++) {
+		gb[rp->saved[f].chunk * S + rp->saved[f].slot] += rp->saved[f].bytes;
+		gl[rp->saved[f].chunk * S + rp->saved[f].slot]++;
+	}
+	for (o = 0; o < rp->n_reachable; o++) {
+		uint64_t i, wu_prev = 0, ws = 0;
+		uint32_t nl = 0;
+		int64_t prev = -1;
+
+		memset(fwd, 0, M * sizeof(*fwd));
+		memset(bwd, 0, M * sizeof(*bwd));
+		memset(live, 0, (size_t)M * S);
+		for (i = rp->order_start[o]; i < rp->order_start[o + 1]; i++) {
+			int32_t e = rp->order_entries[i];
+			uint64_t wu;
+			uint32_t nu;
+
+			c = (uint32_t)(e > 0 ? e : -e) - 1;
+			g = c * S + (e > 0 ? fwd[c]++ : bwd[c]++) % S;
+			if (e > 0 && !live[g]) {
+				live[g] = 1;
+				ws += gb[g];
+				nl += gl[g];
+			}
+			wu = wu_prev + (e < 0 ? rp->user_grad[g].bytes : 0);
+			nu = (prev >= 0) + (e < 0);
+			max_s = ws > max_s ? ws : max_s;
+			max_u = wu > max_u ? wu : max_u;
+			max_all = ws + wu > max_all ? ws + wu : max_all;
+			most_live = nl > most_live ? nl : most_live;
+			most_ug = nu > most_ug ? nu : most_ug;
+			if (e < 0) {
+				live[g] = 0;
+				ws -= gb[g];
+				nl -= gl[g];
+				prev = g;
+				wu_prev = rp->user_grad[g].bytes;
+			}
+		}
+	}
+	for (f = 0; f < rp->n_saved; f++) {
+		l = rp->saved[f].colour;
+		top_s = l > top_s ? l : top_s;
+		col[l] = rp->saved[f].bytes > col[l] ? rp->saved[f].bytes : col[l];
+	}
+	for (f = 0; f <= top_s; f++)
+		cs += col[f];
+	memset(col, 0, ((size_t)rp->n_saved + rp->n_user_grad) * 8);
+	for (f = 0; f < rp->n_user_grad; f++) {
+		l = rp->user_grad[f].colour;
+		top_u = l > top_u ? l : top_u;
+		col[l] = rp->user_grad[f].bytes > col[l] ? rp->user_grad[f].bytes : col[l];
+	}
+	for (f = 0; f <= top_u; f++)
+		cu += col[f];
+	rp->saved_stats.frames = rp->n_saved;
+	rp->saved_stats.colours = top_s + 1;
+	rp->saved_stats.colour_lower_bound = most_live;
+	rp->saved_stats.lower_bound_bytes = max_s;
+	rp->user_grad_stats.frames = rp->n_user_grad;
+	rp->user_grad_stats.colours = top_u + 1;
+	rp->user_grad_stats.colour_lower_bound = most_ug;
+	rp->user_grad_stats.lower_bound_bytes = max_u;
+	rp->lower_bound_bytes = max_all;
+	rp->bytes_colour_arenas = cs + cu;
+	if (rp->bytes_without_sharing < max_all)
+		rp->bytes_without_sharing = max_all;
+	free(fwd);
+	free(bwd);
+	free(live);
+	free(col);
+	free(gb);
+	free(gl);
+}
+
 static struct fixture *fixture_create(void)
 {
 	struct fixture *fx = calloc(1, sizeof(*fx));
@@ -129,9 +221,11 @@ static struct fixture *fixture_create(void)
 		.n_ranks = FX_PP, .alignment = 256,
 		.variants = fx->variants, .n_variants = FX_V};
 	fx->plan = (struct cgs_plan){&fx->sched, FX_S, fx->layer_base, FX_PP,
-				     fx->rp};
-	for (r = 0; r < FX_PP; r++)
+				     fx->rp, 0, 0, 0, NULL};
+	for (r = 0; r < FX_PP; r++) {
 		fixture_rank(&fx->rp[r], r);
+		fill_figures(&fx->plan, &fx->rp[r]);
+	}
 	return fx;
 }
 
@@ -302,7 +396,7 @@ START_TEST(round_trip)
 
 	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 42, &buf, &len, &err), 0);
 	ck_assert_uint_eq(len % 8, 0);
-	ck_assert_int_eq(cgs_manifest_open_buffer(buf, len, &m, &err), 0);
+	ck_assert_msg(cgs_manifest_open_buffer(buf, len, &m, &err) == 0, "%s", err.message);
 	in = cgs_manifest_info(m);
 	ck_assert_uint_eq(in->major, CGS_MANIFEST_MAJOR);
 	ck_assert_uint_eq(in->minor, CGS_MANIFEST_MINOR);
@@ -397,11 +491,13 @@ START_TEST(round_trip)
 			ck_assert_uint_eq(cgs_manifest_capture(m, ri, i),
 					  rp->capture[i]);
 		ck_assert_uint_eq(st.saved.frames, FX_SAVED);
-		ck_assert_uint_eq(st.saved.colour_lower_bound, 2);
-		ck_assert_uint_eq(st.saved.lower_bound_bytes, 4096);
+		ck_assert_uint_eq(st.saved.colour_lower_bound,
+				  rp->saved_stats.colour_lower_bound);
+		ck_assert_uint_eq(st.saved.lower_bound_bytes,
+				  rp->saved_stats.lower_bound_bytes);
 		ck_assert_uint_eq(st.user_grad.bytes, FX_UG * 512);
 		ck_assert_uint_eq(st.bytes, rp->bytes);
-		ck_assert_uint_eq(st.lower_bound_bytes, 5120);
+		ck_assert_uint_eq(st.lower_bound_bytes, rp->lower_bound_bytes);
 		ck_assert_uint_eq(st.bytes_without_sharing, 2 * rp->bytes);
 		ck_assert_uint_eq(st.bytes_colour_arenas, rp->bytes);
 	}
@@ -735,6 +831,45 @@ START_TEST(targeted_edits)
 					 CGS_MF_STATS_COLOUR_LB, 100));
 	EDIT_REJECT(CGS_E_FORMAT, "differ from its arenas",
 		    cgs_put_le64(c + ranks + CGS_MF_RANK_BYTES, 1));
+	/* Figures against the frames and orders. */
+	EDIT_REJECT(CGS_E_FORMAT, "saved figures count 7 frames; the rank has 12",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_SAVED_STATS +
+					 CGS_MF_STATS_FRAMES, 7));
+	EDIT_REJECT(CGS_E_FORMAT, "user-grad figures count 9 frames; the rank has 8",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_USER_GRAD_STATS +
+					 CGS_MF_STATS_FRAMES, 9));
+	EDIT_REJECT(CGS_E_FORMAT, "saved figures use 4294967295 colours",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_SAVED_STATS +
+					 CGS_MF_STATS_COLOURS, 0xffffffffu));
+	EDIT_REJECT(CGS_E_FORMAT, "user-grad figures use 0 colours",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_USER_GRAD_STATS +
+					 CGS_MF_STATS_COLOURS, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "saved figures say 12 colours; the frames use colours 0..10",
+		    cgs_put_le32(c + sf + 11 * CGS_MF_FRAME_BYTES +
+					 CGS_MF_FRAME_COLOUR, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 0: saved colour_lower_bound is 1; it must be at least the largest live set",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_SAVED_STATS +
+					 CGS_MF_STATS_COLOUR_LB, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 1: lower_bound_bytes is 1;",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_LOWER_BOUND, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 0: saved lower_bound_bytes is 0;",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_SAVED_STATS +
+					 CGS_MF_STATS_LOWER_BOUND, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 0: user-grad lower_bound_bytes is 99999;",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_USER_GRAD_STATS +
+					 CGS_MF_STATS_LOWER_BOUND, 99999));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 0: bytes_colour_arenas is 1;",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_COLOUR_ARENAS, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "bytes_without_sharing 9223372036854775808 exceeds 2^63-1",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_WITHOUT_SHARING,
+				 1ull << 63));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 0: bytes_without_sharing is 1;",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_WITHOUT_SHARING, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "each of the 48 graphs is captured once",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_CAPTURE, 47));
+	EDIT_REJECT(CGS_E_FORMAT, "max_microbatches 5 is not a multiple of the microbatch group 2",
+		    cgs_put_le32(c + meta + CGS_MF_META_MAX_MB, 5));
 	/* Reachable counts and orders. */
 	EDIT_REJECT(CGS_E_FORMAT, "outside 1..4", cgs_put_le32(c + reach, 5));
 	EDIT_REJECT(CGS_E_FORMAT, "out of order",
@@ -765,8 +900,8 @@ START_TEST(targeted_edits)
 		    cgs_put_le64(c + sf + CGS_MF_FRAME_SIZE, 1024));
 	EDIT_REJECT(CGS_E_FORMAT, "is labelled",
 		    cgs_put_le32(c + sf + CGS_MF_FRAME_LAYER, 1));
-	EDIT_REJECT(CGS_E_FORMAT, "colour 9 is out of range",
-		    cgs_put_le32(c + sf + CGS_MF_FRAME_COLOUR, 9));
+	EDIT_REJECT(CGS_E_FORMAT, "colour 12 is out of range",
+		    cgs_put_le32(c + sf + CGS_MF_FRAME_COLOUR, 12));
 	EDIT_REJECT(CGS_E_FORMAT, "reserved field is not 0",
 		    c[uf + CGS_MF_FRAME_RESERVED] = 1);
 	EDIT_REJECT(CGS_E_FORMAT, "which holds saved frames",
@@ -781,8 +916,8 @@ START_TEST(targeted_edits)
 	EDIT_REJECT(CGS_E_FORMAT, "user-grad range of 256 bytes at offset 512",
 		    cgs_put_le64(c + ul, 512));
 	/* Capture. */
-	EDIT_REJECT(CGS_E_FORMAT, "graph 36 is out of range",
-		    cgs_put_le32(c + cap, 36));
+	EDIT_REJECT(CGS_E_FORMAT, "graph 48 is out of range",
+		    cgs_put_le32(c + cap, 48));
 	EDIT_REJECT(CGS_E_FORMAT, "captured twice",
 		    cgs_put_le32(c + cap, cgs_get_le32(b + cap + 4)));
 	free(c);
@@ -972,7 +1107,7 @@ static void wide_round_trip(uint32_t vpp, unsigned want_width)
 		.max_microbatches = 1, .ranks = &rank, .n_ranks = 1,
 		.alignment = 256, .variants = &var, .n_variants = 1};
 	struct cgs_rank_plan rp = {0};
-	struct cgs_plan plan = {&sched, 1, NULL, 1, &rp};
+	struct cgs_plan plan = {&sched, 1, NULL, 1, &rp, 0, 0, 0, NULL};
 	struct cgs_manifest *m = NULL;
 	struct cgs_error err = {0};
 	unsigned width;
@@ -1014,6 +1149,7 @@ static void wide_round_trip(uint32_t vpp, unsigned want_width)
 	rp.capture = calloc(rp.n_graphs, sizeof(uint32_t));
 	for (c = 0; c < rp.n_graphs; c++)
 		rp.capture[c] = rp.n_graphs - 1 - c;
+	fill_figures(&plan, &rp);
 
 	ck_assert_int_eq(cgs_manifest_write(&plan, 7, &buf, &len, &err), 0);
 	ck_assert_msg(cgs_manifest_open_buffer(buf, len, &m, &err) == 0, "%s",

@@ -637,6 +637,100 @@ static struct cgs_schedule *random_schedule(uint32_t big)
 	return s;
 }
 
+/* Two plans are the same, frame by frame and graph by graph. */
+static void assert_same_plan(const struct cgs_plan *p,
+			     const struct cgs_plan *q)
+{
+	uint32_t r;
+
+	ck_assert_uint_eq(p->slots, q->slots);
+	ck_assert_uint_eq(p->n_trials, q->n_trials);
+	for (r = 0; r < p->n_trials; r++) {
+		const struct cgs_ring_trial *a = &p->trials[r], *b = &q->trials[r];
+
+		ck_assert_uint_eq(a->rank, b->rank);
+		ck_assert_uint_eq(a->slots, b->slots);
+		ck_assert_uint_eq(a->graphs, b->graphs);
+		ck_assert_uint_eq(a->bytes, b->bytes);
+		ck_assert_uint_eq(a->bytes_colour_arenas, b->bytes_colour_arenas);
+		ck_assert_uint_eq(a->lower_bound_bytes, b->lower_bound_bytes);
+		ck_assert_int_eq(a->chosen, b->chosen);
+	}
+	for (r = 0; r < p->n_ranks; r++) {
+		const struct cgs_rank_plan *a = &p->ranks[r], *b = &q->ranks[r];
+
+		ck_assert_uint_eq(a->slots, b->slots);
+		ck_assert_uint_eq(a->n_saved, b->n_saved);
+		ck_assert_int_eq(memcmp(a->saved, b->saved,
+					a->n_saved * sizeof(*a->saved)), 0);
+		ck_assert_int_eq(memcmp(a->user_grad, b->user_grad,
+					a->n_user_grad * sizeof(*a->user_grad)), 0);
+		ck_assert_int_eq(memcmp(a->capture, b->capture,
+					a->n_graphs * sizeof(*a->capture)), 0);
+	}
+}
+
+/*
+ * The ring search (shared and per rank) against the smallest ring's plan
+ * p: every plan it makes passes the checker, never takes more bytes than
+ * p (per rank, or summed when the ring is shared), takes the fewest bytes
+ * of the rings it tried, and is the same on 1 and on `threads` threads.
+ */
+static void check_ring_search(struct cgs_schedule *s,
+			      const struct cgs_plan *p, uint32_t i,
+			      uint32_t extra)
+{
+	struct cgs_plan_options opt;
+	struct cgs_error err = {0};
+	struct cgs_plan *q = NULL, *t = NULL;
+	uint64_t sum_p = 0, sum_q = 0;
+	char msg[512];
+	uint32_t r, k;
+
+	cgs_plan_options_init(&opt);
+	opt.max_slots = p->slots + extra;
+	opt.per_rank = (int)rnd(2);
+	ck_assert_int_eq(cgs_plan_create(s, &opt, &q, &err), 0);
+	ck_assert_msg(cgs_plan_check(s, q, msg, sizeof(msg)) == 0,
+		      "case %u, search to %u%s: %s", i, opt.max_slots,
+		      opt.per_rank ? " per rank" : "", msg);
+	for (r = 0; r < p->n_ranks; r++) {
+		const struct cgs_rank_plan *a = &p->ranks[r], *b = &q->ranks[r];
+
+		sum_p += a->bytes;
+		sum_q += b->bytes;
+		ck_assert_uint_le(b->slots, opt.max_slots);
+		ck_assert_uint_eq(a->lower_bound_bytes, b->lower_bound_bytes);
+		if (opt.per_rank)
+			ck_assert_uint_le(b->bytes, a->bytes);
+		else
+			ck_assert_uint_eq(b->slots, q->slots);
+	}
+	ck_assert_uint_le(sum_q, sum_p);
+	for (k = 0; k < q->n_trials; k++) {
+		const struct cgs_ring_trial *tr = &q->trials[k];
+
+		for (r = 0; r < q->n_ranks; r++)
+			if (q->ranks[r].rank == tr->rank && opt.per_rank)
+				ck_assert_uint_le(q->ranks[r].bytes, tr->bytes);
+		ck_assert_uint_le(tr->lower_bound_bytes, tr->bytes);
+		if (!opt.per_rank) {
+			uint64_t sum = 0;
+			uint32_t j;
+
+			for (j = 0; j < q->n_trials; j++)
+				if (q->trials[j].slots == tr->slots)
+					sum += q->trials[j].bytes;
+			ck_assert_uint_le(sum_q, sum);
+		}
+	}
+	opt.threads = 1 + extra;
+	ck_assert_int_eq(cgs_plan_create(s, &opt, &t, &err), 0);
+	assert_same_plan(q, t);
+	cgs_plan_destroy(&t);
+	cgs_plan_destroy(&q);
+}
+
 static void run_property(uint64_t seed, uint32_t cases, uint32_t big)
 {
 	uint32_t i;
@@ -664,6 +758,8 @@ static void run_property(uint64_t seed, uint32_t cases, uint32_t big)
 			cgs_plan_destroy(&q);
 			s->slots = 0;
 		}
+		if (rnd(2))
+			check_ring_search(s, p, i, 1 + rnd(3));
 		/* same schedule, same plan */
 		ck_assert_int_eq(cgs_plan_create(s, NULL, &q, &err), 0);
 		ck_assert_uint_eq(q->slots, p->slots);

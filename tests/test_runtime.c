@@ -17,6 +17,7 @@
 #include "cgslot/cgslot.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/writer.h"
 #include "order/order.h"
 #include "plan/plan.h"

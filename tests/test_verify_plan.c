@@ -11,6 +11,7 @@
 
 #include "common/crc32c.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/format.h"
 #include "manifest/manifest.h"
 #include "plan/plan.h"
@@ -320,7 +321,7 @@ START_TEST(shrunk_range_caught)
 	d.saved[i].bytes--;
 	ck_assert_int_eq(cgs_verify_rank_sizes(&d.view, s, NULL, &err),
 			 CGS_E_MISMATCH);
-	ck_assert_ptr_nonnull(strstr(err.message, "but the schedule needs"));
+	ck_assert_ptr_nonnull(strstr(err.message, "; the schedule gives it"));
 	cgs_verify_plan_rank_release(&d);
 	cgs_plan_destroy(&p);
 	cgs_schedule_destroy(&s);
@@ -382,7 +383,7 @@ START_TEST(manifest_entry_points)
 			 CGS_E_MISMATCH);
 	ck_assert_msg(strstr(err.message, "rank 1: saved frame (chunk 0, "
 			     "slot 0, layer 0) variant 'cp8' role saved holds "
-			     "1476395007 bytes, but the schedule needs "
+			     "1476395007 bytes; the schedule gives it "
 			     "1476395008"), "%s", err.message);
 	cgs_manifest_close(&m);
 	cgs_schedule_destroy(&s);

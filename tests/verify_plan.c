@@ -46,10 +46,10 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 			uint32_t r, c = 0, base = 0;
 
 			/* (c, s) from the index, not from the plan's labels. */
-			while (f >= (base + s->layers[c]) * p->slots)
+			while (f >= (base + s->layers[c]) * rp->slots)
 				base += s->layers[c++];
-			ug = &rp->user_grad[c * p->slots +
-					    (f - base * p->slots) / s->layers[c]];
+			ug = &rp->user_grad[c * rp->slots +
+					    (f - base * rp->slots) / s->layers[c]];
 
 			i = (uint64_t)v * rp->n_saved + f;
 			for (r = 0; r < 3; r++)
@@ -63,7 +63,7 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 		}
 	d->view = (struct cgs_verify_rank){
 		.rank = rp->rank,
-		.slots = p->slots,
+		.slots = rp->slots,
 		.vpp = s->vpp,
 		.layers = s->layers,
 		.n_variants = s->n_variants,

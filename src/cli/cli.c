@@ -1,13 +1,15 @@
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "common/error.h"
-#include "plan/plan.h"
 
 int cgs_cli_exit_code(int status)
 {
@@ -49,13 +51,43 @@ int cgs_cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CGS_EXIT_USAGE;
 }
 
+int cgs_cli_bad_option(const char *cmd, int opt, char *const *argv)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	char name[64];
+
+	/* The option as written: --long (without =VALUE), or -c. */
+	if (strncmp(arg, "--", 2) == 0)
+		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
+	else if (optopt > 0 && optopt < 128)
+		snprintf(name, sizeof(name), "-%c", optopt);
+	else
+		snprintf(name, sizeof(name), "%s", arg);
+	if (opt == ':')
+		return cgs_cli_usage_error(cmd, "option '%s' needs a value", name);
+	return cgs_cli_usage_error(cmd, "unknown option '%s'", name);
+}
+
 int cgs_cli_help(const char *cmd)
 {
 	const struct cgs_command *c;
 
+	if (strcmp(cmd, "help") == 0) {
+		fputs("usage: cgslot help [COMMAND]\n"
+		      "\n"
+		      "Describe COMMAND (the same text as 'cgslot COMMAND --help'), or\n"
+		      "without one, list the commands ('cgslot --help').\n", stdout);
+		return cgs_cli_finish(CGS_EXIT_OK);
+	}
+
 	for (c = cgs_commands; c->name; c++) {
 		if (strcmp(c->name, cmd) == 0) {
 			fputs(c->usage, stdout);
+			fputs("\n"
+			      "  -q, --quiet        print only the requested output and errors\n"
+			      "                     (no summary, notes or progress)\n"
+			      "  -v, --verbose      notes on stderr: what was done, how long it took\n"
+			      "  -h, --help         this text\n", stdout);
 			return cgs_cli_finish(CGS_EXIT_OK);
 		}
 	}
@@ -72,16 +104,6 @@ int cgs_cli_finish(int code)
 		return CGS_EXIT_SYSTEM;
 	}
 	return code;
-}
-
-int cgs_cli_limit_option(const char *cmd, struct cgs_limits *limits,
-			 const char *arg)
-{
-	struct cgs_error err = {0};
-
-	if (cgs_limits_set(limits, arg, &err) != 0)
-		return cgs_cli_usage_error(cmd, "%s", err.message);
-	return 0;
 }
 
 int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
@@ -103,23 +125,71 @@ bad:
 				   option, arg ? arg : "", min, max);
 }
 
-static void print_progress(void *user, uint32_t done, uint32_t total)
+int cgs_cli_verbosity;
+
+int cgs_cli_getopt(int argc, char **argv, const char *shortopts,
+		   const struct option *longopts)
 {
-	(void)user;
-	/* \r redraws the line; the last call clears it for what follows */
-	if (done < total)
-		fprintf(stderr, "\rcgslot: planned rank %u of %u", done, total);
-	else
-		fprintf(stderr, "\r\033[K");
-	fflush(stderr);
+	static struct option merged[64];
+	static char shorts[64];
+	size_t n = 0;
+	int opt;
+
+	/* The command's options first, then the ones every command has. */
+	while (longopts[n].name && n < sizeof(merged) / sizeof(merged[0]) - 3) {
+		merged[n] = longopts[n];
+		n++;
+	}
+	merged[n++] = (struct option){"quiet", no_argument, NULL, 'q'};
+	merged[n++] = (struct option){"verbose", no_argument, NULL, 'v'};
+	merged[n] = (struct option){NULL, 0, NULL, 0};
+	/* a leading ':' makes getopt return ':' for a missing value, which
+	 * cgs_cli_bad_option words; the commands print every message */
+	snprintf(shorts, sizeof(shorts), "%s%sqv",
+		 shortopts[0] == ':' ? "" : ":", shortopts);
+	opterr = 0;
+	for (;;) {
+		opt = getopt_long(argc, argv, shorts, merged, NULL);
+		if (opt == 'q')
+			cgs_cli_verbosity = -1;
+		else if (opt == 'v')
+			cgs_cli_verbosity = 1;
+		else
+			return opt;
+	}
 }
 
-void cgs_cli_progress_options(struct cgs_plan_options *opt)
+int cgs_cli_global_option(const char *arg)
 {
-	if (isatty(STDERR_FILENO)) {
-		opt->progress = print_progress;
-		opt->progress_user = NULL;
-	}
+	if (strcmp(arg, "-q") == 0 || strcmp(arg, "--quiet") == 0)
+		cgs_cli_verbosity = -1;
+	else if (strcmp(arg, "-v") == 0 || strcmp(arg, "--verbose") == 0)
+		cgs_cli_verbosity = 1;
+	else
+		return 0;
+	return 1;
+}
+
+void cgs_cli_note(const char *fmt, ...)
+{
+	va_list ap;
+
+	if (cgs_cli_verbosity < 1)
+		return;
+	fflush(stdout);
+	fputs("cgslot: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+double cgs_cli_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 int cgs_cli_parse_format(const char *cmd, const char *arg, unsigned accepted,

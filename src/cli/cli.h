@@ -5,7 +5,8 @@
 #include <stdio.h>
 
 #include "cgslot/error.h"
-#include "input/limits.h"
+
+struct cgs_limits;
 
 enum cgs_exit {
 	CGS_EXIT_OK = 0,
@@ -33,6 +34,14 @@ int cgs_cli_report(const struct cgs_error *err);
 int cgs_cli_usage_error(const char *cmd, const char *fmt, ...)
 	__attribute__((format(printf, 2, 3)));
 
+/*
+ * The usage error for what getopt_long returned as `opt` ('?' or ':',
+ * with opterr 0 and ':' leading the option string): "unknown option
+ * '--x'" or "option '-o' needs a value", one line.  Returns
+ * CGS_EXIT_USAGE.
+ */
+int cgs_cli_bad_option(const char *cmd, int opt, char *const *argv);
+
 /* Print the command's --help text to stdout. */
 int cgs_cli_help(const char *cmd);
 
@@ -45,7 +54,7 @@ int cgs_cli_finish(int code);
 
 /*
  * Handle a `--limit NAME=VALUE` option: parse into limits or print an
- * error.  Returns 0 or CGS_EXIT_USAGE.
+ * error.  Returns 0 or CGS_EXIT_USAGE.  (cli_stages.c)
  */
 int cgs_cli_limit_option(const char *cmd, struct cgs_limits *limits,
 			 const char *arg);
@@ -60,12 +69,47 @@ int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 		      unsigned long min, unsigned long max, unsigned *out);
 
 /*
- * Planner progress on stderr ("planning rank 3 of 32"), redrawn in place;
- * cgs_cli_progress_options() installs it in plan options only when stderr
- * is a terminal, so logs and pipes stay clean.
+ * Planner progress on stderr ("planned 3 of 32 ranks and rings"), redrawn
+ * in place once planning has taken a second, and only when stderr is a
+ * terminal, so logs and pipes stay clean; --quiet turns it off.  With
+ * --verbose the planner's time is noted when it is done.
+ * cgs_cli_progress_options() installs it in plan options.  (cli_stages.c)
  */
 struct cgs_plan_options;
 void cgs_cli_progress_options(struct cgs_plan_options *opt);
+
+/* Planning threads when -j is not given: the processors online. */
+unsigned cgs_cli_default_jobs(void);
+
+/*
+ * The options every command has, handled here once:
+ *   -q, --quiet    nothing on stdout or stderr but the requested output
+ *                  and errors: no summaries, notes or progress
+ *   -v, --verbose  notes on stderr (what was planned, how long it took)
+ * cgs_cli_verbosity is -1 (quiet), 0 (default) or 1 (verbose); the last
+ * of the two options given wins.
+ */
+extern int cgs_cli_verbosity;
+
+/*
+ * getopt_long() over the command's options plus --quiet and --verbose,
+ * which it handles itself: it returns only the command's options (and
+ * '?' or ':' for a bad one, -1 at the end), as getopt_long does.  It
+ * silences getopt's own messages and reports a missing value as ':', so
+ * every command words both through cgs_cli_bad_option().
+ */
+struct option;
+int cgs_cli_getopt(int argc, char **argv, const char *shortopts,
+		   const struct option *longopts);
+
+/* Take a global -q/--quiet/-v/--verbose (before the command); 1 if it was. */
+int cgs_cli_global_option(const char *arg);
+
+/* A --verbose note on stderr, prefixed "cgslot: "; nothing otherwise. */
+void cgs_cli_note(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* A monotonic clock in seconds, for the notes. */
+double cgs_cli_seconds(void);
 
 /* Output formats of plan, report and dump. */
 enum cgs_format {

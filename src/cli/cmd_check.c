@@ -1,14 +1,25 @@
-/* cgslot check: validate schedule files and every capture order they imply. */
+/*
+ * cgslot check: validate schedule files, every capture order they imply
+ * and everything compile would check, planning included; write nothing.
+ */
 #include <getopt.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "order/order.h"
 #include "order/rank_orders.h"
+#include "manifest/manifest.h"
+#include "manifest/writer.h"
+#include "plan/plan.h"
+
+_Static_assert(CGS_LIMIT_FRAMES_MAX == CGS_PLAN_MAX_FRAMES,
+	       "--limit frames may not exceed what the planner handles");
 
 /*
  * Explicit orders are checked while loading; the generated ones are
@@ -42,6 +53,43 @@ static int check_orders(const struct cgs_schedule *s, struct cgs_error *err)
 	return rc;
 }
 
+/*
+ * Everything compile does short of writing: plan with the same options,
+ * serialise, and open the result with the reader, so that a schedule
+ * check passes is one compile accepts.
+ */
+static int check_plan(const struct cgs_schedule *s,
+		      const struct cgs_limits *limits, struct cgs_error *err)
+{
+	struct cgs_plan_options opt;
+	struct cgs_plan *plan = NULL;
+	struct cgs_manifest *m = NULL;
+	void *buf = NULL;
+	size_t len = 0;
+	int rc;
+
+	cgs_plan_options_init(&opt);
+	/* at the planner's own ceiling, its message says more */
+	opt.max_frames = limits->frames < CGS_PLAN_MAX_FRAMES ? limits->frames : 0;
+	rc = cgs_plan_create(s, &opt, &plan, err);
+	if (!rc)
+		rc = cgs_manifest_write(plan, cgs_schedule_hash(s), &buf, &len,
+					err);
+	if (!rc && (rc = cgs_manifest_open_buffer(buf, len, &m, err))) {
+		char msg[CGS_ERROR_MESSAGE_MAX];
+
+		snprintf(msg, sizeof(msg), "%s", err->message);
+		cgs_error_clear(err);
+		cgs_error_at(err, rc, s->path, 0, 0,
+			     "internal error: the planned manifest does not validate (%s)",
+			     msg);
+	}
+	cgs_manifest_close(&m);
+	free(buf);
+	cgs_plan_destroy(&plan);
+	return rc;
+}
+
 static int check_file(const char *path, const struct cgs_limits *limits)
 {
 	struct cgs_error err = {0};
@@ -51,6 +99,8 @@ static int check_file(const char *path, const struct cgs_limits *limits)
 	rc = cgs_schedule_load(path, limits, &s, &err);
 	if (!rc)
 		rc = check_orders(s, &err);
+	if (!rc)
+		rc = check_plan(s, limits, &err);
 	cgs_schedule_destroy(&s);
 	return rc ? cgs_cli_report(&err) : CGS_EXIT_OK;
 }
@@ -68,7 +118,7 @@ int cgs_cmd_check(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
 		switch (opt) {
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("check", &limits, optarg);
@@ -78,7 +128,7 @@ int cgs_cmd_check(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("check");
 		default:
-			return cgs_cli_usage_error("check", "unknown option");
+			return cgs_cli_bad_option("check", opt, argv);
 		}
 	}
 	if (optind >= argc)

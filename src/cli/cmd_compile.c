@@ -16,6 +16,7 @@
 #include "common/atomic_file.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/manifest.h"
 #include "manifest/writer.h"
 #include "plan/plan.h"
@@ -78,7 +79,7 @@ static void print_summary(const char *schedule, const char *output,
 }
 
 static int compile(const char *schedule, const char *output,
-		   const struct cgs_limits *limits, int quiet)
+		   const struct cgs_limits *limits, int quiet, unsigned threads)
 {
 	struct cgs_error err = {0};
 	struct cgs_schedule *s = NULL;
@@ -94,7 +95,9 @@ static int compile(const char *schedule, const char *output,
 	if (rc)
 		goto out;
 	cgs_plan_options_init(&opt);
+	opt.max_frames = limits->frames < CGS_PLAN_MAX_FRAMES ? limits->frames : 0;
 	cgs_cli_progress_options(&opt);
+	opt.threads = threads;
 	rc = cgs_plan_create(s, &opt, &plan, &err);
 	if (rc)
 		goto out;
@@ -142,24 +145,28 @@ int cgs_cmd_compile(int argc, char **argv)
 	enum { OPT_LIMIT = 256 };
 	static const struct option options[] = {
 		{"output", required_argument, NULL, 'o'},
-		{"quiet", no_argument, NULL, 'q'},
 		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cgs_limits limits;
 	const char *output = NULL;
-	int opt, quiet = 0, rc;
+	unsigned threads = cgs_cli_default_jobs();
+	int opt, rc;
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "o:qh", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "o:j:h", options)) != -1) {
 		switch (opt) {
+		case 'j':
+			rc = cgs_cli_parse_u32("compile", "--jobs", optarg, 1,
+					       1024, &threads);
+			if (rc)
+				return rc;
+			break;
 		case 'o':
 			output = optarg;
-			break;
-		case 'q':
-			quiet = 1;
 			break;
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("compile", &limits, optarg);
@@ -169,7 +176,7 @@ int cgs_cmd_compile(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("compile");
 		default:
-			return cgs_cli_usage_error("compile", "unknown option");
+			return cgs_cli_bad_option("compile", opt, argv);
 		}
 	}
 	if (argc - optind != 1)
@@ -188,5 +195,6 @@ int cgs_cmd_compile(int argc, char **argv)
 		return cgs_cli_usage_error("compile",
 					   "the output '%s' is the schedule itself; give another -o MANIFEST",
 					   output);
-	return compile(argv[optind], output, &limits, quiet);
+	return compile(argv[optind], output, &limits, cgs_cli_verbosity < 0,
+		       threads);
 }

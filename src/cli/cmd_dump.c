@@ -377,7 +377,7 @@ int cgs_cmd_dump(int argc, char **argv)
 	int opt, rc = 0;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "f:h", options)) != -1) {
 		switch (opt) {
 		case 'f':
 			rc = cgs_cli_parse_format("dump", optarg,
@@ -389,7 +389,7 @@ int cgs_cmd_dump(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("dump");
 		default:
-			return cgs_cli_usage_error("dump", "unknown option");
+			return cgs_cli_bad_option("dump", opt, argv);
 		}
 	}
 	if (argc - optind != 1)

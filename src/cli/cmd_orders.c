@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "common/error.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "order/order.h"
 #include "order/rank_orders.h"
 
@@ -122,7 +123,7 @@ int cgs_cmd_orders(int argc, char **argv)
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
 		switch (opt) {
 		case OPT_PP:
 			rc = cgs_cli_parse_u32("orders", "--pp", optarg, 1,
@@ -155,7 +156,7 @@ int cgs_cmd_orders(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("orders");
 		default:
-			return cgs_cli_usage_error("orders", "unknown option");
+			return cgs_cli_bad_option("orders", opt, argv);
 		}
 		if (rc)
 			return rc;

@@ -592,7 +592,7 @@ int cgs_cmd_pack(int argc, char **argv)
 	int opt;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "ho:", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "ho:", options)) != -1) {
 		switch (opt) {
 		case 'o':
 			output = optarg;
@@ -615,7 +615,7 @@ int cgs_cmd_pack(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("pack");
 		default:
-			return CGS_EXIT_USAGE;
+			return cgs_cli_bad_option("pack", opt, argv);
 		}
 	}
 	if (optind != argc - 1)

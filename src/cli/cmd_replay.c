@@ -64,7 +64,7 @@ static int parse_args(int argc, char **argv, struct replay_opts *o)
 	o->iterations = 100;
 	o->seed = 1;
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
 		switch (opt) {
 		case OPT_RANK:
 			rc = cgs_cli_parse_u32("replay", "--rank", optarg, 0,
@@ -94,7 +94,7 @@ static int parse_args(int argc, char **argv, struct replay_opts *o)
 		case 'h':
 			return cgs_cli_help("replay") == 0 ? -1 : CGS_EXIT_SYSTEM;
 		default:
-			return cgs_cli_usage_error("replay", "unknown option");
+			return cgs_cli_bad_option("replay", opt, argv);
 		}
 		if (rc)
 			return rc;
@@ -126,7 +126,7 @@ int cgs_cmd_replay(int argc, char **argv)
 #include "cgslot/cgslot.h"
 #include "common/error.h"
 #include "manifest/manifest.h"
-#include "runtime/selftest.h"
+#include "cli/selftest.h"
 
 /* Launch timing: the median over this many replays of the largest count. */
 #define TIMING_RUNS 51

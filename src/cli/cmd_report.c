@@ -23,7 +23,7 @@ int cgs_cmd_report(int argc, char **argv)
 	int opt, rc;
 
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "f:h", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "f:h", options)) != -1) {
 		switch (opt) {
 		case 'f':
 			rc = cgs_cli_parse_format("report", optarg,
@@ -35,7 +35,7 @@ int cgs_cmd_report(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("report");
 		default:
-			return cgs_cli_usage_error("report", "unknown option");
+			return cgs_cli_bad_option("report", opt, argv);
 		}
 	}
 	if (argc - optind != 1)

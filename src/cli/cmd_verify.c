@@ -12,6 +12,7 @@
 #include "common/error.h"
 #include "input/limits.h"
 #include "input/schedule.h"
+#include "order/schedule_load.h"
 #include "manifest/manifest.h"
 #include "verify/verify.h"
 
@@ -53,21 +54,17 @@ int cgs_cmd_verify(int argc, char **argv)
 {
 	enum { OPT_LIMIT = 256 };
 	static const struct option options[] = {
-		{"quiet", no_argument, NULL, 'q'},
 		{"limit", required_argument, NULL, OPT_LIMIT},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cgs_limits limits;
-	int opt, quiet = 0, rc;
+	int opt, rc;
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = getopt_long(argc, argv, "qh", options, NULL)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
 		switch (opt) {
-		case 'q':
-			quiet = 1;
-			break;
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("verify", &limits, optarg);
 			if (rc)
@@ -76,7 +73,7 @@ int cgs_cmd_verify(int argc, char **argv)
 		case 'h':
 			return cgs_cli_help("verify");
 		default:
-			return cgs_cli_usage_error("verify", "unknown option");
+			return cgs_cli_bad_option("verify", opt, argv);
 		}
 	}
 	if (argc - optind < 1 || argc - optind > 2)
@@ -84,5 +81,5 @@ int cgs_cmd_verify(int argc, char **argv)
 			"expected MANIFEST [SCHEDULE], got %d arguments",
 			argc - optind);
 	return verify(argv[optind], argc - optind == 2 ? argv[optind + 1] : NULL,
-		      &limits, quiet);
+		      &limits, cgs_cli_verbosity < 0);
 }

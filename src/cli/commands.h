@@ -9,6 +9,7 @@ int cgs_cmd_compile(int argc, char **argv);
 int cgs_cmd_report(int argc, char **argv);
 int cgs_cmd_dump(int argc, char **argv);
 int cgs_cmd_verify(int argc, char **argv);
+int cgs_cmd_plot(int argc, char **argv);
 int cgs_cmd_replay(int argc, char **argv);
 int cgs_cmd_pack(int argc, char **argv);
 
@@ -41,7 +42,9 @@ int cgs_cmd_pack(int argc, char **argv);
 	CGS_LIMIT_HELP
 
 #define CGS_PLAN_USAGE \
-	"usage: cgslot plan [--format text|json|te-plan] [--limit NAME=VALUE]... SCHEDULE\n" \
+	"usage: cgslot plan [--format text|json|te-plan] [--max-slots N]\n" \
+	"                   [--per-rank-slots] [--explore-slots] [-j N]\n" \
+	"                   [--limit NAME=VALUE]... SCHEDULE\n" \
 	"\n" \
 	"Plan the slot ring, frame colours and byte offsets of every planned\n" \
 	"rank and print the plan; no manifest is written.\n" \
@@ -49,17 +52,27 @@ int cgs_cmd_pack(int argc, char **argv);
 	"  --format text      a readable per-rank summary (default)\n" \
 	"  --format json      the memory report as JSON\n" \
 	"  --format te-plan   upstream's seven-field slot plan as JSON\n" \
+	"  --max-slots N      try every ring from the smallest safe one up to\n" \
+	"                     N and keep the fewest bytes (slots: {max: N})\n" \
+	"  --per-rank-slots   let every rank choose its own ring\n" \
+	"                     (slots: {per_rank: true})\n" \
+	"  --explore-slots    print each rank's bytes and graphs for every\n" \
+	"                     ring tried (up to twice the smallest without\n" \
+	"                     --max-slots) instead of the plan\n" \
+	"  -j, --jobs N       plan ranks and rings on N threads (default: the\n" \
+	"                     processors online); the plan is the same for any N\n" \
 	CGS_LIMIT_HELP
 
 #define CGS_COMPILE_USAGE \
-	"usage: cgslot compile [--quiet] [--limit NAME=VALUE]... SCHEDULE -o MANIFEST\n" \
+	"usage: cgslot compile [--quiet] [-j N] [--limit NAME=VALUE]... SCHEDULE -o MANIFEST\n" \
 	"\n" \
 	"Plan the schedule and write its binary slot manifest atomically: a\n" \
 	"failed compile leaves any earlier MANIFEST untouched.  A symbolic link\n" \
 	"is followed; a device or FIFO (/dev/stdout on a pipe) is written through.\n" \
 	"\n" \
 	"  -o, --output FILE  the manifest to write (not the schedule itself)\n" \
-	"  -q, --quiet        print nothing on success\n" \
+	"  -j, --jobs N       plan on N threads (default: the processors\n" \
+	"                     online); the manifest is the same for any N\n" \
 	CGS_LIMIT_HELP
 
 #define CGS_REPORT_USAGE \
@@ -94,8 +107,26 @@ int cgs_cmd_pack(int argc, char **argv);
 	"stderr: rank, microbatch count N, order position, both frames (chunk,\n" \
 	"slot, layer, variant, role) and their byte ranges.\n" \
 	"\n" \
-	"  -q, --quiet        print nothing on success\n" \
 	CGS_LIMIT_HELP
+
+#define CGS_PLOT_USAGE \
+	"usage: cgslot plot MANIFEST -o FILE.svg [--rank R] [--microbatches N]\n" \
+	"                   [--variants V,...]\n" \
+	"\n" \
+	"Draw one rank's plan as a standalone SVG picture for a browser.  Top:\n" \
+	"one capture order across, arena bytes down, a box for every live\n" \
+	"(variant, frame, role) range, coloured by chunk and shaded by variant,\n" \
+	"with a tooltip naming it; lines for the arena ends, the lower bound\n" \
+	"and the bytes live at each position.  Bottom: bytes per rank with\n" \
+	"variants sharing, without sharing, and with upstream's one arena per\n" \
+	"colour.  The same manifest and options give the same bytes.\n" \
+	"\n" \
+	"  -o, --output FILE    the SVG to write (atomically)\n" \
+	"  --rank R             pipeline rank to draw (default: the first planned)\n" \
+	"  --microbatches N     whose order to draw, a reachable count (default:\n" \
+	"                       the largest)\n" \
+	"  --variants V,...     variants whose ranges to draw, by name (default:\n" \
+	"                       all)\n"
 
 #define CGS_REPLAY_USAGE \
 	"usage: cgslot replay MANIFEST [--rank R] [--iterations K] [--seed X]\n" \

@@ -5,6 +5,7 @@
 #include "cgs_version.h"
 #include "cli/cli.h"
 #include "cli/commands.h"
+#include "common/nearest.h"
 
 const struct cgs_command cgs_commands[] = {
 	{"check", cgs_cmd_check, "validate schedule files and their orders",
@@ -21,6 +22,8 @@ const struct cgs_command cgs_commands[] = {
 	 CGS_DUMP_USAGE},
 	{"verify", cgs_cmd_verify, "prove that no two live frames share bytes",
 	 CGS_VERIFY_USAGE},
+	{"plot", cgs_cmd_plot, "draw a manifest's plan as an SVG picture",
+	 CGS_PLOT_USAGE},
 	{"replay", cgs_cmd_replay, "capture and replay a manifest on the GPU",
 	 CGS_REPLAY_USAGE},
 	{"pack", cgs_cmd_pack, "place buffers with lifetimes at offsets (CSV)",
@@ -28,50 +31,22 @@ const struct cgs_command cgs_commands[] = {
 	{NULL, NULL, NULL, NULL},
 };
 
-/* Edit distance of two short words (insert, delete, substitute, swap). */
-static size_t edit_distance(const char *a, const char *b)
-{
-	size_t la = strlen(a), lb = strlen(b), i, j;
-	size_t d[16][16];
-
-	if (la > 15 || lb > 15)
-		return (size_t)-1;
-	for (i = 0; i <= la; i++)
-		d[i][0] = i;
-	for (j = 0; j <= lb; j++)
-		d[0][j] = j;
-	for (i = 1; i <= la; i++)
-		for (j = 1; j <= lb; j++) {
-			size_t best = d[i - 1][j - 1] + (a[i - 1] != b[j - 1]);
-
-			if (d[i - 1][j] + 1 < best)
-				best = d[i - 1][j] + 1;
-			if (d[i][j - 1] + 1 < best)
-				best = d[i][j - 1] + 1;
-			if (i > 1 && j > 1 && a[i - 1] == b[j - 2] &&
-			    a[i - 2] == b[j - 1] && d[i - 2][j - 2] + 1 < best)
-				best = d[i - 2][j - 2] + 1;
-			d[i][j] = best;
-		}
-	return d[la][lb];
-}
-
 /* Refuse an unknown command, naming the closest one when it is close. */
 static int unknown_command(const char *name)
 {
-	const struct cgs_command *c, *best = NULL;
-	size_t dist, best_dist = 3;
+	const char *names[sizeof(cgs_commands) / sizeof(cgs_commands[0])];
+	const struct cgs_command *c;
+	const char *best;
+	size_t n = 0;
 
-	for (c = cgs_commands; c->name; c++) {
-		dist = edit_distance(name, c->name);
-		if (dist < best_dist) {
-			best_dist = dist;
-			best = c;
-		}
-	}
+	/* the table ends with a NULL name, which ends the list too */
+	for (c = cgs_commands; c->name; c++)
+		names[n++] = c->name;
+	names[n] = NULL;
+	best = cgs_nearest(name, strlen(name), names, 2);
 	if (best)
 		fprintf(stderr, "cgslot: '%s' is not a cgslot command; did you mean '%s'?\n",
-			name, best->name);
+			name, best);
 	else
 		fprintf(stderr, "cgslot: '%s' is not a cgslot command; see 'cgslot --help'\n",
 			name);
@@ -82,7 +57,7 @@ static void print_main_help(FILE *out)
 {
 	const struct cgs_command *c;
 
-	fputs("usage: cgslot [--version] [--help] <command> [<args>]\n"
+	fputs("usage: cgslot [--version] [--help] [-q|-v] <command> [<args>]\n"
 	      "\n"
 	      "cgslot compiles the CUDA-graph capture orders of a pipeline-parallel,\n"
 	      "dynamic context-parallel training schedule into a slot manifest.\n"
@@ -92,14 +67,32 @@ static void print_main_help(FILE *out)
 		fprintf(out, "  %-9s %s\n", c->name, c->summary);
 	fputs("\n"
 	      "'cgslot help <command>' or 'cgslot <command> --help' describes one.\n"
+	      "Every command takes -q (--quiet) and -v (--verbose), also before it.\n"
 	      "Exit status: 0 ok, 1 invalid input or failed check, 2 usage,\n"
 	      "3 I/O or system error.\n", out);
+}
+
+/* Run a command; with --verbose, note how long it took. */
+static int run(const struct cgs_command *c, int argc, char **argv)
+{
+	double start = cgs_cli_seconds();
+	int code = c->run(argc, argv);
+
+	cgs_cli_note("%s: exit %d after %.3f s", c->name, code,
+		     cgs_cli_seconds() - start);
+	return code;
 }
 
 int main(int argc, char **argv)
 {
 	const struct cgs_command *c;
 
+	/* -q and -v may come before the command too. */
+	while (argc >= 2 && cgs_cli_global_option(argv[1])) {
+		argv[1] = argv[0];
+		argc--;
+		argv++;
+	}
 	if (argc < 2) {
 		print_main_help(stderr);
 		return CGS_EXIT_USAGE;
@@ -121,6 +114,6 @@ int main(int argc, char **argv)
 	}
 	for (c = cgs_commands; c->name; c++)
 		if (strcmp(c->name, argv[1]) == 0)
-			return c->run(argc - 1, argv + 1);
+			return run(c, argc - 1, argv + 1);
 	return unknown_command(argv[1]);
 }

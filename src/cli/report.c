@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/checked.h"
 #include "common/error.h"
 #include "plan/plan.h"
 
@@ -48,6 +49,7 @@ static int rank_from_plan(struct cgs_report_rank *rr,
 	uint32_t i;
 
 	rr->rank = rp->rank;
+	rr->slots = rp->slots;
 	rr->n_reachable = rp->n_reachable;
 	rr->reachable = dup_mem(rp->reachable,
 				rp->n_reachable * sizeof(*rr->reachable));
@@ -116,9 +118,12 @@ int cgs_report_from_plan(const struct cgs_plan *plan, struct cgs_report **out,
 		if (!r->variants[i].name)
 			goto nomem;
 	}
-	for (i = 0; i < plan->n_ranks; i++)
+	for (i = 0; i < plan->n_ranks; i++) {
 		if (rank_from_plan(&r->ranks[i], &plan->ranks[i]))
 			goto nomem;
+		if (r->ranks[i].slots != r->slots)
+			r->per_rank = 1;
+	}
 	*out = r;
 	return 0;
 nomem:
@@ -170,6 +175,17 @@ static const char *fmt_bytes(char *buf, size_t size, uint64_t b)
 		snprintf(buf, size, "%" PRIu64 " B", b);
 	else
 		snprintf(buf, size, "%" PRIu64 " B (%.1f %s)", b, v, unit[u]);
+	return buf;
+}
+
+/* A sum over ranks, which may not fit in 64 bits. */
+static const char *fmt_total(char *buf, size_t size, uint64_t b, int overflow)
+{
+	if (overflow)
+		snprintf(buf, size, "more than %" PRIu64 " B (16 EiB)",
+			 UINT64_MAX);
+	else
+		fmt_bytes(buf, size, b);
 	return buf;
 }
 
@@ -231,6 +247,7 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 {
 	char b1[96], b2[64], b3[64];
 	uint64_t total = 0, total_without = 0, total_colour = 0;
+	int over = 0, over_without = 0, over_colour = 0;
 	uint32_t i, a;
 
 	fprintf(out, "schedule %s: pp %u, vpp %u, group %u, max microbatches "
@@ -242,7 +259,16 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 	fprintf(out, "variants:");
 	for (i = 0; i < r->n_variants; i++)
 		fprintf(out, " %s (cp %u)", r->variants[i].name, r->variants[i].cp);
-	fprintf(out, "\nring: %u slots shared by every rank\n", r->slots);
+	if (r->per_rank) {
+		fprintf(out, "\nring: per rank,");
+		for (i = 0; i < r->n_ranks; i++)
+			fprintf(out, "%s rank %u %u slots", i ? "," : "",
+				r->ranks[i].rank, r->ranks[i].slots);
+		fprintf(out, "\n");
+	} else {
+		fprintf(out, "\nring: %u slots shared by every rank\n",
+			r->slots);
+	}
 	for (i = 0; i < r->n_ranks; i++) {
 		const struct cgs_report_rank *rr = &r->ranks[i];
 
@@ -271,15 +297,18 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 			fmt_bytes(b2, sizeof(b2), rr->bytes_colour_arenas),
 			fmt_saving(b1, sizeof(b1), rr->bytes_colour_arenas,
 				   rr->bytes));
-		total += rr->bytes;
-		total_without += rr->bytes_without_sharing;
-		total_colour += rr->bytes_colour_arenas;
+		/* a manifest read from disk may hold any figures */
+		over |= cgs_acc_u64(&total, rr->bytes);
+		over_without |= cgs_acc_u64(&total_without,
+					    rr->bytes_without_sharing);
+		over_colour |= cgs_acc_u64(&total_colour,
+					   rr->bytes_colour_arenas);
 	}
 	if (r->n_ranks > 1)
 		fprintf(out, "\nall %u ranks: %s; without sharing %s; upstream %s\n",
-			r->n_ranks, fmt_bytes(b1, sizeof(b1), total),
-			fmt_bytes(b2, sizeof(b2), total_without),
-			fmt_bytes(b3, sizeof(b3), total_colour));
+			r->n_ranks, fmt_total(b1, sizeof(b1), total, over),
+			fmt_total(b2, sizeof(b2), total_without, over_without),
+			fmt_total(b3, sizeof(b3), total_colour, over_colour));
 	return ferror(out) ? CGS_E_IO : 0;
 }
 
@@ -314,7 +343,7 @@ static json_t *role_json(const struct cgs_report_role *r)
 	return o;
 }
 
-static json_t *rank_json(const struct cgs_report_rank *rr)
+static json_t *rank_json(const struct cgs_report_rank *rr, int per_rank)
 {
 	json_t *o = json_object(), *reach = json_array(), *arenas = json_array();
 	uint32_t i;
@@ -332,6 +361,8 @@ static json_t *rank_json(const struct cgs_report_rank *rr)
 			ok = 0;
 	}
 	put(o, "rank", u64(rr->rank), &ok);
+	if (per_rank)
+		put(o, "slots", u64(rr->slots), &ok);
 	put(o, "reachable", reach, &ok);
 	put(o, "graphs", u64(rr->graphs), &ok);
 	put(o, "saved", role_json(&rr->saved), &ok);
@@ -385,7 +416,7 @@ int cgs_report_print_json(FILE *out, const struct cgs_report *r)
 	}
 	put(doc, "variants", variants, &ok);
 	for (i = 0; ok && i < r->n_ranks; i++) {
-		json_t *rank = rank_json(&r->ranks[i]);
+		json_t *rank = rank_json(&r->ranks[i], r->per_rank);
 
 		if (!rank || json_array_append_new(ranks, rank))
 			ok = 0;
@@ -412,8 +443,12 @@ int cgs_report_print_te_plan(FILE *out, const struct cgs_report *r)
 		const struct cgs_report_rank *rr = &r->ranks[i];
 		uint32_t base = 0, first = 1;
 
-		fprintf(out, "%s\n    {\n      \"rank\": %u,\n      \"plan\": [",
-			i ? "," : "", rr->rank);
+		S = rr->slots;
+		fprintf(out, "%s\n    {\n      \"rank\": %u,", i ? "," : "",
+			rr->rank);
+		if (r->per_rank)
+			fprintf(out, "\n      \"slots\": %u,", S);
+		fprintf(out, "\n      \"plan\": [");
 		for (v = 0; v < r->n_variants; v++) {
 			base = 0;
 			for (c = 0; c < r->vpp; c++) {

@@ -36,6 +36,7 @@ struct cgs_report_arena {
 
 struct cgs_report_rank {
 	uint32_t rank;
+	uint32_t slots;                 /* this rank's ring S */
 	uint32_t n_reachable;
 	uint32_t *reachable;
 	uint32_t graphs;
@@ -54,7 +55,8 @@ struct cgs_report_rank {
 
 struct cgs_report {
 	char *schedule;                 /* schedule name; "" when unnamed */
-	uint32_t slots;
+	uint32_t slots;                 /* the ring, or the largest per rank */
+	int per_rank;                   /* the ranks' rings differ */
 	uint32_t max_microbatches;
 	uint32_t pp, vpp, group;
 	uint32_t *layers;               /* vpp entries */

@@ -175,15 +175,15 @@ int cgs_atomic_file_begin(struct cgs_atomic_file *f, const char *path,
 	const char *base;
 	struct stat st;
 	size_t len = strlen(path);
+	int exists = stat(path, &st) == 0;
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
 	f->path = path;
-	if (len == 0 || path[len - 1] == '/' ||
-	    (stat(path, &st) == 0 && S_ISDIR(st.st_mode)))
+	if (len == 0 || path[len - 1] == '/' || (exists && S_ISDIR(st.st_mode)))
 		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
 				    "the output is a directory; give a file name");
-	if (stat(path, &st) == 0 && !S_ISREG(st.st_mode)) {
+	if (exists && !S_ISREG(st.st_mode)) {
 		/* A device, FIFO or socket: written through, never replaced. */
 		f->through = 1;
 		if (len >= sizeof(f->target))

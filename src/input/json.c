@@ -154,6 +154,11 @@ static int jansson_error(struct cgs_doc *doc, const char *text, size_t len,
 	if (json_error_code(je) == json_error_out_of_memory ||
 	    jansson_out_of_memory)
 		return cgs_error_set(err, CGS_E_NOMEM, "out of memory");
+	if (json_error_code(je) == json_error_null_character)
+		return cgs_error_at(err, CGS_E_SYNTAX, doc->file, line, column,
+				    "a string holds \\u0000 (a NUL character), "
+				    "which no name or value of a schedule may "
+				    "contain");
 	return cgs_error_at(err, CGS_E_SYNTAX, doc->file, line, column,
 			    "invalid JSON: %s", je->text);
 }

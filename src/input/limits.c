@@ -22,12 +22,32 @@ static const struct {
 	L(microbatches, UINT32_MAX),
 	L(variants, UINT32_MAX),
 	L(order_entries, UINT64_MAX),
-	L(frames, UINT32_MAX),
+	L(frames, CGS_LIMIT_FRAMES_MAX),
 #undef L
 };
 #define N_LIMITS (sizeof(limit_names) / sizeof(limit_names[0]))
 #define LIMIT_LIST "file_bytes, depth, nodes, pp, vpp, layers, " \
 	"microbatches, variants, order_entries, frames"
+
+/* A decimal count: digits only; 0 or -1 past 2^64-1 (still "digits"). */
+static int parse_count(const char *text, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *p = text;
+
+	if (!*p)
+		return -1;
+	for (; *p; p++) {
+		if (*p < '0' || *p > '9')
+			return -1;
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			v = UINT64_MAX; /* reported as out of range */
+		else
+			v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*out = v;
+	return 0;
+}
 
 void cgs_limits_init(struct cgs_limits *l)
 {
@@ -66,12 +86,22 @@ int cgs_limits_set(struct cgs_limits *l, const char *assignment,
 				     "unknown limit '%.*s'; accepted: " LIMIT_LIST,
 				     (int)(name_len > 64 ? 64 : name_len),
 				     assignment);
-	if (cgs_size_parse(eq + 1, strlen(eq + 1), 0, &value, why, sizeof(why)))
-		return cgs_error_set(err, CGS_E_ARG, "limit %s: %s",
-				     limit_names[i].name, why);
-	if (value > limit_names[i].max)
+	if (limit_names[i].offset == offsetof(struct cgs_limits, file_bytes)) {
+		if (cgs_size_parse(eq + 1, strlen(eq + 1), 0, &value, why,
+				   sizeof(why)))
+			return cgs_error_set(err, CGS_E_ARG, "limit %s: %s",
+					     limit_names[i].name, why);
+	} else if (parse_count(eq + 1, &value) != 0) {
+		/* Every other limit counts things: no units, no fractions. */
 		return cgs_error_set(err, CGS_E_ARG,
-				     "limit %s=%s is too large; accepted: 1..%llu",
+				     "limit %s=%.40s: a count must be a whole "
+				     "number; accepted: 1..%llu",
+				     limit_names[i].name, eq + 1,
+				     (unsigned long long)limit_names[i].max);
+	}
+	if (value == 0 || value > limit_names[i].max)
+		return cgs_error_set(err, CGS_E_ARG,
+				     "limit %s=%.40s is out of range; accepted: 1..%llu",
 				     limit_names[i].name, eq + 1,
 				     (unsigned long long)limit_names[i].max);
 	*(uint64_t *)((char *)l + limit_names[i].offset) = value;

@@ -44,6 +44,10 @@ struct cgs_limits {
  * these counts in 32 bits.
  */
 #define CGS_LIMIT_DEPTH_MAX     2048ull
+/* The planner's own ceiling on saved frames per rank (CGS_PLAN_MAX_FRAMES,
+ * which the CLI asserts equal): a larger frames limit could only let
+ * `check` pass what `compile` refuses. */
+#define CGS_LIMIT_FRAMES_MAX    (1ull << 16)
 
 /* Fill with the documented defaults. */
 void cgs_limits_init(struct cgs_limits *l);

@@ -115,9 +115,9 @@ static int file_limit(const char *name, uint64_t size,
 			       limits->file_bytes, what);
 }
 
-int cgs_schedule_load_buffer(const char *name, const void *buf, size_t len,
-			     const struct cgs_limits *limits,
-			     struct cgs_schedule **out, struct cgs_error *err)
+int cgs_schedule_parse_buffer(const char *name, const void *buf, size_t len,
+			      const struct cgs_limits *limits,
+			      struct cgs_schedule **out, struct cgs_error *err)
 {
 	struct cgs_limits defaults;
 	struct cgs_doc doc = {0};
@@ -152,9 +152,20 @@ int cgs_schedule_load_buffer(const char *name, const void *buf, size_t len,
 					cgs_yaml_parse(&doc, text, len, err);
 	if (rc)
 		goto out;
-	if (!doc.root || (doc.root->kind == CGS_NODE_SCALAR &&
-			  doc.root->type == CGS_SCALAR_NULL && !doc.root->quoted))
+	if (!doc.root)
 		goto empty;
+	if (doc.root->kind == CGS_NODE_SCALAR &&
+	    doc.root->type == CGS_SCALAR_NULL && !doc.root->quoted) {
+		char q[32];
+
+		rc = cgs_error_at(err, CGS_E_INVALID, name, doc.root->line,
+				  doc.root->column,
+				  "the document is the null value %s, not a "
+				  "schedule; a schedule is a mapping that starts "
+				  "with 'cgslot: 1'",
+				  cgs_node_quote(doc.root, q, sizeof(q)));
+		goto out;
+	}
 	rc = cgs_schedule_from_doc(&doc, limits, out, err);
 	goto out;
 empty:
@@ -166,10 +177,11 @@ out:
 	return rc;
 }
 
-int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
-		      struct cgs_schedule **out, struct cgs_error *err)
+int cgs_schedule_parse(const char *path, const struct cgs_limits *limits,
+		       struct cgs_schedule **out, struct cgs_error *err)
 {
 	struct cgs_limits defaults;
+	char what[96];
 	char *buf = NULL;
 	size_t len = 0, cap;
 	struct stat st;
@@ -204,7 +216,8 @@ int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
 	/* read at most one byte past the limit, so pipes are bounded too */
 	cap = 65536;
 	for (;;) {
-		size_t got;
+		size_t got, want;
+		uint64_t room;
 
 		if (len == cap || !buf) {
 			char *grown;
@@ -219,10 +232,22 @@ int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
 			}
 			buf = grown;
 		}
-		got = fread(buf + len, 1, cap - len, f);
+		/* At most one byte past the limit (len <= file_bytes here). */
+		room = limits->file_bytes - len;
+		if (room < UINT64_MAX)
+			room++;
+		want = cap - len;
+		if ((uint64_t)want > room)
+			want = (size_t)room;
+		got = fread(buf + len, 1, want, f);
 		len += got;
 		if ((uint64_t)len > limits->file_bytes) {
-			rc = file_limit(path, len, limits, err);
+			/* No size to report: a device or pipe, or a growing file. */
+			snprintf(what, sizeof(what),
+				 "the input (more than %llu bytes read before "
+				 "stopping)", (unsigned long long)limits->file_bytes);
+			rc = cgs_limit_error(err, path, 0, 0, "file_bytes",
+					     limits->file_bytes, what);
 			goto out;
 		}
 		if (got == 0)
@@ -233,7 +258,7 @@ int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
 				  strerror(errno));
 		goto out;
 	}
-	rc = cgs_schedule_load_buffer(path, buf, len, limits, out, err);
+	rc = cgs_schedule_parse_buffer(path, buf, len, limits, out, err);
 out:
 	free(buf);
 	fclose(f);

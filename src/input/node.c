@@ -104,9 +104,89 @@ enum cgs_scalar_type cgs_scalar_resolve(const char *s, size_t len)
 	return CGS_SCALAR_STRING;
 }
 
+/*
+ * YAML 1.2's core schema also writes integers as 0o17 and 0x1F.  They
+ * become their decimal text here, so the validator reads every integer
+ * one way.  Returns the digits' base (8 or 16), or 0 for other text.
+ * Beyond 256 bits a literal is left a string: no count is that large,
+ * and converting it would cost time quadratic in its length.
+ */
+static unsigned prefixed_base(const char *s, size_t len)
+{
+	unsigned base;
+	size_t i;
+
+	if (len < 3 || s[0] != '0' || (s[1] != 'o' && s[1] != 'x'))
+		return 0;
+	base = s[1] == 'o' ? 8 : 16;
+	for (i = 2; i < len; i++) {
+		char c = s[i];
+		int ok = base == 8 ? (c >= '0' && c <= '7') :
+				     ((c >= '0' && c <= '9') ||
+				      (c >= 'a' && c <= 'f') ||
+				      (c >= 'A' && c <= 'F'));
+
+		if (!ok)
+			return 0;
+	}
+	for (i = 2; i + 1 < len && s[i] == '0'; i++)
+		;
+	if ((len - i) * (base == 8 ? 3 : 4) > 256)
+		return 0;
+	return base;
+}
+
+/* The decimal text of a 0o/0x literal (prefixed_base() accepted it). */
+static char *prefixed_to_decimal(const char *s, size_t len, unsigned base,
+				 size_t *out_len)
+{
+	/* 256 bits take at most 78 decimal digits */
+	unsigned char dec[80];
+	size_t n = 1, i, j;
+	char *text;
+
+	dec[0] = 0; /* least significant digit first */
+	for (i = 2; i < len; i++) {
+		char c = s[i];
+		unsigned carry = (unsigned)(c <= '9' ? c - '0' :
+					    (c | 0x20) - 'a' + 10);
+
+		for (j = 0; j < n; j++) {
+			unsigned v = dec[j] * base + carry;
+
+			dec[j] = (unsigned char)(v % 10);
+			carry = v / 10;
+		}
+		while (carry) {
+			dec[n++] = (unsigned char)(carry % 10);
+			carry /= 10;
+		}
+	}
+	while (n > 1 && dec[n - 1] == 0)
+		n--;
+	text = malloc(n + 1);
+	if (!text)
+		return NULL;
+	for (j = 0; j < n; j++)
+		text[j] = (char)('0' + dec[n - 1 - j]);
+	text[n] = '\0';
+	*out_len = n;
+	return text;
+}
+
 int cgs_node_set_text(struct cgs_node *n, const char *text, size_t len,
 		      int quoted, struct cgs_error *err)
 {
+	unsigned base = quoted ? 0 : prefixed_base(text, len);
+
+	if (base) {
+		n->text = prefixed_to_decimal(text, len, base, &n->len);
+		if (!n->text)
+			return cgs_error_set(err, CGS_E_NOMEM, "out of memory");
+		n->quoted = 0;
+		n->type = CGS_SCALAR_INT;
+		return 0;
+	}
 	n->text = malloc(len + 1);
 	if (!n->text)
 		return cgs_error_set(err, CGS_E_NOMEM, "out of memory");
@@ -308,6 +388,12 @@ const char *cgs_node_describe(const struct cgs_node *n)
 	case CGS_SCALAR_INT:
 		return "an integer";
 	case CGS_SCALAR_FLOAT:
+		if (memchr(n->text, 'n', n->len) || memchr(n->text, 'N', n->len))
+			return n->text[n->len - 1] == 'n' ||
+			       n->text[n->len - 1] == 'N' ?
+				"the not-a-number value" : "an infinity";
+		if (memchr(n->text, 'e', n->len) || memchr(n->text, 'E', n->len))
+			return "a number in exponent notation (a float)";
 		return "a number with a fraction";
 	case CGS_SCALAR_BOOL:
 		return "a boolean";

@@ -9,13 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/checked.h"
 #include "common/error.h"
+#include "common/nearest.h"
 #include "input/node.h"
 #include "input/schedule.h"
 #include "input/units.h"
 #include "input/validate.h"
-#include "order/order.h"
-#include "order/rank_orders.h"
 
 #define PATH_MAX_LEN 96
 #define QUOTE_LEN 64
@@ -26,8 +26,6 @@ struct ctx {
 	struct cgs_error *err;
 	struct cgs_schedule *s;
 	const struct cgs_node *pipeline;
-	const struct cgs_node *max_mb_node;
-	const struct cgs_node *slots_node;
 	const struct cgs_node *layers_node;
 };
 
@@ -114,7 +112,8 @@ static int in_list(const struct cgs_node *key, const char *const *words)
 static int only_keys(struct ctx *c, const struct cgs_node *map,
 		     const char *path, const char *const *accepted)
 {
-	char list[256], q[QUOTE_LEN];
+	char list[256], q[QUOTE_LEN], hint[QUOTE_LEN + 24] = "";
+	const char *near;
 	size_t i;
 
 	for (i = 0; i + 1 < map->count; i += 2) {
@@ -124,11 +123,18 @@ static int only_keys(struct ctx *c, const struct cgs_node *map,
 			continue;
 		join_list(accepted, list, sizeof(list));
 		cgs_node_quote(k, q, sizeof(q));
+		/* a short key is near too much: one edit at most there */
+		near = cgs_nearest(k->text, k->len, accepted, k->len > 4 ? 2 : 1);
+		if (near)
+			snprintf(hint, sizeof(hint), " (did you mean '%s'?)",
+				 near);
 		if (!*path)
 			return fail(c, k, CGS_E_INVALID,
-				    "unknown key %s; accepted: %s", q, list);
+				    "unknown key %s%s; accepted: %s", q, hint,
+				    list);
 		return fail(c, k, CGS_E_INVALID,
-			    "unknown key %s in %s; accepted: %s", q, path, list);
+			    "unknown key %s in %s%s; accepted: %s", q, path,
+			    hint, list);
 	}
 	return 0;
 }
@@ -235,10 +241,49 @@ static int get_size(struct ctx *c, const struct cgs_node *n, const char *path,
 		    shown(n, got, sizeof(got)));
 }
 
+/* A boolean scalar into *out. */
+static int get_bool(struct ctx *c, const struct cgs_node *n, const char *path,
+		    int *out)
+{
+	char got[QUOTE_LEN + 32];
+
+	if (n->kind != CGS_NODE_SCALAR || n->type != CGS_SCALAR_BOOL)
+		return fail(c, n, CGS_E_INVALID,
+			    "%s must be true or false, got %s", path,
+			    shown(n, got, sizeof(got)));
+	*out = n->text[0] == 't' || n->text[0] == 'T';
+	return 0;
+}
+
+/* slots: {max: N, per_rank: B}: a ring search, or rings per rank. */
+static int parse_ring_search(struct ctx *c, const struct cgs_node *n)
+{
+	static const char *const keys[] = {"max", "per_rank", NULL};
+	const struct cgs_node *v;
+	uint64_t max;
+	int rc, per_rank = 0;
+
+	if ((rc = only_keys(c, n, "pipeline.slots", keys)))
+		return rc;
+	if ((v = cgs_node_get(n, "max"))) {
+		if ((rc = get_int(c, v, "pipeline.slots.max", 1, UINT32_MAX,
+				  &max, NULL)))
+			return rc;
+		c->s->slots_max = (uint32_t)max;
+	}
+	if ((v = cgs_node_get(n, "per_rank"))) {
+		if ((rc = get_bool(c, v, "pipeline.slots.per_rank", &per_rank)))
+			return rc;
+		c->s->slots_per_rank = per_rank;
+	}
+	return 0;
+}
+
 static int get_string(struct ctx *c, const struct cgs_node *n,
 		      const char *path, char **out)
 {
 	char got[QUOTE_LEN + 32];
+	size_t i;
 
 	if (n->kind != CGS_NODE_SCALAR || n->type != CGS_SCALAR_STRING)
 		return fail(c, n, CGS_E_INVALID, "%s must be a string, got %s",
@@ -248,6 +293,16 @@ static int get_string(struct ctx *c, const struct cgs_node *n,
 	if (memchr(n->text, '\0', n->len))
 		return fail(c, n, CGS_E_INVALID,
 			    "%s must not contain a NUL character", path);
+	for (i = 0; i < n->len; i++) {
+		unsigned char ch = (unsigned char)n->text[i];
+
+		/* manifests store names as text a terminal prints as is */
+		if (ch < 0x20 || ch == 0x7f)
+			return fail(c, n, CGS_E_INVALID,
+				    "%s contains the control character U+%04X "
+				    "at byte %zu; accepted: printable text",
+				    path, ch, i);
+	}
 	*out = strdup(n->text);
 	if (!*out)
 		return cgs_error_set(c->err, CGS_E_NOMEM, "out of memory");
@@ -418,7 +473,9 @@ static int parse_pipeline(struct ctx *c, const struct cgs_node *p)
 			      "microbatches", c->lim->microbatches, &v)))
 		return rc;
 	s->max_microbatches = (uint32_t)v;
-	c->max_mb_node = n;
+	s->max_mb_pos = (struct cgs_pos){n->line, n->column};
+	s->layers_pos = (struct cgs_pos){c->layers_node->line,
+					 c->layers_node->column};
 	if (s->vpp > 1 && s->group > 1 && s->max_microbatches % s->group) {
 		uint32_t below = s->max_microbatches / s->group * s->group;
 
@@ -440,7 +497,7 @@ static int parse_pipeline(struct ctx *c, const struct cgs_node *p)
 	if ((rc = parse_ranks(c, cgs_node_get(p, "ranks"))))
 		return rc;
 	if ((n = cgs_node_get(p, "slots"))) {
-		c->slots_node = n;
+		s->slots_pos = (struct cgs_pos){n->line, n->column};
 		if (n->kind == CGS_NODE_SCALAR && n->type == CGS_SCALAR_STRING &&
 		    strcmp(n->text, "auto") == 0 && n->len == 4)
 			s->slots = 0;
@@ -449,10 +506,13 @@ static int parse_pipeline(struct ctx *c, const struct cgs_node *p)
 					  &v, NULL)))
 				return rc;
 			s->slots = (uint32_t)v;
+		} else if (n->kind == CGS_NODE_MAP) {
+			return parse_ring_search(c, n);
 		} else {
 			return fail(c, n, CGS_E_INVALID,
-				    "pipeline.slots must be 'auto' or an "
-				    "integer >= 1, got %s",
+				    "pipeline.slots must be 'auto', an "
+				    "integer >= 1 or a mapping with max and "
+				    "per_rank, got %s",
 				    shown(n, got, sizeof(got)));
 		}
 	}
@@ -481,7 +541,7 @@ static int parse_alignment(struct ctx *c, const struct cgs_node *n)
 /* Role keys of a bytes mapping or an override into b; sets mask bits. */
 static int parse_roles(struct ctx *c, const struct cgs_node *map,
 		       const char *path, struct cgs_role_bytes *b,
-		       unsigned *mask)
+		       unsigned *mask, struct cgs_pos *pos)
 {
 	char sub[PATH_MAX_LEN * 2];
 	const struct cgs_node *n;
@@ -494,6 +554,10 @@ static int parse_roles(struct ctx *c, const struct cgs_node *map,
 		if ((rc = get_size(c, n, sub, &b->role[r])))
 			return rc;
 		*mask |= 1u << r;
+		if (pos) {
+			pos[r].line = n->line;
+			pos[r].column = n->column;
+		}
 	}
 	return 0;
 }
@@ -538,7 +602,7 @@ static int parse_override(struct ctx *c, const struct cgs_node *n,
 			return rc;
 		o->layer = (int64_t)v;
 	}
-	if ((rc = parse_roles(c, n, path, &o->bytes, &o->mask)))
+	if ((rc = parse_roles(c, n, path, &o->bytes, &o->mask, NULL)))
 		return rc;
 	if (!o->mask)
 		return fail(c, n, CGS_E_INVALID,
@@ -653,7 +717,8 @@ static int parse_variant(struct ctx *c, const struct cgs_node *n,
 	for (i = 0; role_keys[i]; i++)
 		if (!need(c, bytes, sub, role_keys[i], &rc))
 			return rc;
-	if ((rc = parse_roles(c, bytes, sub, &var->bytes, &mask)))
+	if ((rc = parse_roles(c, bytes, sub, &var->bytes, &mask,
+			       var->role_pos)))
 		return rc;
 	if ((k = cgs_node_get(n, "overrides"))) {
 		snprintf(sub, sizeof(sub), "%s.overrides", path);
@@ -713,6 +778,183 @@ static int parse_variants(struct ctx *c, const struct cgs_node *n)
 	return 0;
 }
 
+/* The largest bytes of each role of one variant on the ranks it covers. */
+struct role_max {
+	int64_t rank;                      /* -1: every rank */
+	uint64_t max[CGS_ROLE_COUNT];
+	struct cgs_pos pos[CGS_ROLE_COUNT]; /* where each maximum is given */
+};
+
+static int cmp_role_max(const void *a, const void *b)
+{
+	const struct role_max *x = a, *y = b;
+
+	return x->rank < y->rank ? -1 : x->rank > y->rank;
+}
+
+static void raise_max(struct role_max *m, const struct cgs_override *o)
+{
+	int r;
+
+	for (r = 0; r < CGS_ROLE_COUNT; r++)
+		if ((o->mask & (1u << r)) && o->bytes.role[r] > m->max[r]) {
+			m->max[r] = o->bytes.role[r];
+			m->pos[r] = o->pos;
+		}
+}
+
+/*
+ * Per variant: entry 0 the maxima over the base bytes and the overrides
+ * for every rank, then one entry per rank some override names, sorted,
+ * with that rank's overrides folded in.  Returns the entry count.
+ */
+static size_t variant_maxima(const struct cgs_variant *v, struct role_max *out)
+{
+	size_t k, n = 1, i;
+	int r;
+
+	out[0].rank = -1;
+	for (r = 0; r < CGS_ROLE_COUNT; r++) {
+		out[0].max[r] = v->bytes.role[r];
+		out[0].pos[r] = v->role_pos[r];
+	}
+	for (k = 0; k < v->n_overrides; k++)
+		if (v->overrides[k].rank < 0)
+			raise_max(&out[0], &v->overrides[k]);
+	for (k = 0; k < v->n_overrides; k++)
+		if (v->overrides[k].rank >= 0) {
+			out[n] = out[0];
+			out[n].rank = v->overrides[k].rank;
+			raise_max(&out[n], &v->overrides[k]);
+			n++;
+		}
+	qsort(out + 1, n - 1, sizeof(*out), cmp_role_max);
+	for (k = 1, i = 1; k < n; k++) {  /* fold equal ranks */
+		if (i > 1 && out[i - 1].rank == out[k].rank) {
+			for (r = 0; r < CGS_ROLE_COUNT; r++)
+				if (out[k].max[r] > out[i - 1].max[r]) {
+					out[i - 1].max[r] = out[k].max[r];
+					out[i - 1].pos[r] = out[k].pos[r];
+				}
+			continue;
+		}
+		out[i++] = out[k];
+	}
+	return i;
+}
+
+static const struct role_max *maxima_for(const struct role_max *m, size_t n,
+					 uint32_t rank)
+{
+	size_t lo = 1, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (m[mid].rank == (int64_t)rank)
+			return &m[mid];
+		if (m[mid].rank < (int64_t)rank)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return &m[0];
+}
+
+/*
+ * Refuse a schedule whose per-rank totals could not be represented (see
+ * CGS_SCHEDULE_MAX_ROLE_BYTES): for each planned rank and each role, ring
+ * bound x layers per rank x the sum over variants of the role's largest
+ * aligned bytes on that rank.  The error points at the largest
+ * contribution's bytes.
+ */
+static int check_rank_totals(struct ctx *c)
+{
+	const struct cgs_schedule *s = c->s;
+	/* the smallest safe ring is at most L (2 when L is 1); a search may
+	 * go up to slots.max */
+	uint64_t ring = s->slots ? s->slots : s->max_microbatches < 2 ? 2 :
+					       s->max_microbatches;
+	uint64_t a = s->alignment, frames = UINT64_MAX;
+	struct role_max **maxima;
+	size_t *n_maxima, total_ov = 0;
+	uint32_t v, r;
+	int rc = 0, role;
+
+	if (s->slots_max > ring)  /* a ring search may go this far */
+		ring = s->slots_max;
+	cgs_mul_u64(ring, cgs_schedule_layers_total(s), &frames);
+	maxima = calloc(s->n_variants, sizeof(*maxima));
+	n_maxima = calloc(s->n_variants, sizeof(*n_maxima));
+	if (!maxima || !n_maxima) {
+		rc = cgs_error_set(c->err, CGS_E_NOMEM, "out of memory");
+		goto out;
+	}
+	for (v = 0; v < s->n_variants; v++) {
+		total_ov += s->variants[v].n_overrides;
+		maxima[v] = calloc(s->variants[v].n_overrides + 1,
+				   sizeof(**maxima));
+		if (!maxima[v]) {
+			rc = cgs_error_set(c->err, CGS_E_NOMEM, "out of memory");
+			goto out;
+		}
+		n_maxima[v] = variant_maxima(&s->variants[v], maxima[v]);
+	}
+	for (r = 0; r < s->n_ranks && !rc; r++) {
+		/* ranks no override names all have the first rank's totals */
+		if (r > 0 && total_ov == 0)
+			break;
+		for (role = 0; role < 2 && !rc; role++) {
+			uint64_t per_frame = 0, total, part, x;
+			const struct cgs_pos *at = NULL;
+			uint64_t most = 0;
+			int overflow = 0, k;
+
+			for (v = 0; v < s->n_variants; v++) {
+				const struct role_max *m = maxima_for(
+					maxima[v], n_maxima[v], s->ranks[r]);
+
+				part = 0;
+				for (k = role ? CGS_ROLE_USER_GRAD : 0;
+				     k < (role ? CGS_ROLE_COUNT : CGS_ROLE_USER_GRAD);
+				     k++) {
+					/* check_frame_sums bounds each part */
+					x = (m->max[k] + a - 1) & ~(a - 1);
+					part += x;
+					if (x >= most) {
+						most = x;
+						at = &m->pos[k];
+					}
+				}
+				overflow |= cgs_acc_u64(&per_frame, part);
+			}
+			if (!overflow && !cgs_mul_u64(per_frame, frames, &total) &&
+			    total <= CGS_SCHEDULE_MAX_ROLE_BYTES)
+				continue;
+			rc = cgs_error_at(c->err, CGS_E_INVALID, c->file,
+				at ? at->line : 0, at ? at->column : 0,
+				"rank %u: %s frames would total more than "
+				"%llu bytes (2^62-1): a ring of up to %llu "
+				"slots x %u layers x the %u variants' largest "
+				"%s bytes on the rank, rounded up to the "
+				"alignment %llu; accepted: smaller sizes, "
+				"fewer slots or microbatches",
+				s->ranks[r], role ? "user-gradient" : "saved",
+				(unsigned long long)CGS_SCHEDULE_MAX_ROLE_BYTES,
+				(unsigned long long)ring,
+				cgs_schedule_layers_total(s), s->n_variants,
+				role ? "user_grad" : "input + output + saved",
+				(unsigned long long)a);
+		}
+	}
+out:
+	for (v = 0; maxima && v < s->n_variants; v++)
+		free(maxima[v]);
+	free(maxima);
+	free(n_maxima);
+	return rc;
+}
+
 static int is_planned(const struct cgs_schedule *s, uint32_t rank)
 {
 	uint32_t lo = 0, hi = s->n_ranks;
@@ -736,8 +978,7 @@ static int parse_order(struct ctx *c, const struct cgs_node *n, size_t index,
 	const struct cgs_schedule *s = c->s;
 	char path[PATH_MAX_LEN], sub[PATH_MAX_LEN * 2], got[QUOTE_LEN + 32];
 	const struct cgs_node *k, *list;
-	struct cgs_error local = {0};
-	size_t i, bad = 0;
+	size_t i;
 	uint64_t v;
 	int rc = 0;
 
@@ -766,9 +1007,12 @@ static int parse_order(struct ctx *c, const struct cgs_node *n, size_t index,
 	if (!(list = need(c, n, path, "order", &rc)) ||
 	    (rc = want_kind(c, list, sub, CGS_NODE_SEQ)))
 		return rc;
+	o->list_pos = (struct cgs_pos){list->line, list->column};
 	o->entries = malloc((list->count ? list->count : 1) *
 			    sizeof(*o->entries));
-	if (!o->entries)
+	o->entry_pos = malloc((list->count ? list->count : 1) *
+			      sizeof(*o->entry_pos));
+	if (!o->entries || !o->entry_pos)
 		return cgs_error_set(c->err, CGS_E_NOMEM, "out of memory");
 	for (i = 0; i < list->count; i++) {
 		const struct cgs_node *e = list->items[i];
@@ -790,16 +1034,11 @@ static int parse_order(struct ctx *c, const struct cgs_node *n, size_t index,
 				    "accepted: 1..%u (forward) and -%u..-1 "
 				    "(backward)", sub, e->text, s->vpp, s->vpp);
 		o->entries[i] = neg ? -(int32_t)v : (int32_t)v;
+		o->entry_pos[i] = (struct cgs_pos){e->line, e->column};
 		o->n_entries++;
 	}
-	if (cgs_order_check(o->entries, o->n_entries, s->vpp, o->microbatches,
-			    &bad, &local) == 0)
-		return 0;
-	if (local.code == CGS_E_NOMEM)
-		return cgs_error_set(c->err, CGS_E_NOMEM, "out of memory");
-	return fail(c, bad < list->count ? list->items[bad] : list, CGS_E_ORDER,
-		    "%s (rank %u, microbatches %u): %s", path, o->rank,
-		    o->microbatches, local.message);
+	/* whether the order drains is src/order's to check */
+	return 0;
 }
 
 static int cmp_order(const void *a, const void *b)
@@ -872,88 +1111,6 @@ static int parse_orders(struct ctx *c, const struct cgs_node *n)
 	return 0;
 }
 
-/*
- * The two limits that bound what planning will allocate: order entries
- * over every planned rank, and saved frames per rank (ring size times
- * layers).  Without an explicit ring, a generated order never has more
- * than w + 1 microbatches of one chunk in flight (w its warmup, largest at
- * N = L), nor more than N; explicit orders are bounded by their N.
- */
-static int check_plan_limits(struct ctx *c)
-{
-	const struct cgs_schedule *s = c->s;
-	uint64_t entries = 0, generated = 0, ring = 0, frames;
-	uint32_t r, n_generated = 0, first_generated = 0;
-	const struct cgs_order **sorted = sorted_orders(s);
-	size_t k = 0;
-	char what[160];
-
-	if (!sorted)
-		return cgs_error_set(c->err, CGS_E_NOMEM, "out of memory");
-	/* ranks and sorted orders both ascend: one merged pass */
-	for (r = 0; r < s->n_ranks; r++) {
-		uint64_t est = 0;
-		int found = 0;
-
-		while (k < s->n_orders && sorted[k]->rank < s->ranks[r])
-			k++;
-		for (; k < s->n_orders && sorted[k]->rank == s->ranks[r]; k++) {
-			found = 1;
-			entries += sorted[k]->n_entries;
-			if (sorted[k]->microbatches > est)
-				est = sorted[k]->microbatches;
-		}
-		if (!found) {
-			struct cgs_order_params p = {
-				.pp = s->pp, .vpp = s->vpp, .group = s->group,
-				.microbatches = s->max_microbatches,
-				.rank = s->ranks[r],
-			};
-
-			if (!n_generated++)
-				first_generated = s->ranks[r];
-			est = cgs_order_warmup(&p) + 1;
-			if (est > s->max_microbatches)
-				est = s->max_microbatches;
-		}
-		if (est > ring)
-			ring = est;
-	}
-	free((void *)sorted);
-	/* generated orders do not depend on the rank: count one rank's */
-	if (n_generated)
-		generated = cgs_rank_orders_entries(s, first_generated);
-	if (generated && n_generated > (UINT64_MAX - entries) / generated)
-		entries = UINT64_MAX;
-	else
-		entries += generated * n_generated;
-	if (entries > c->lim->order_entries) {
-		snprintf(what, sizeof(what),
-			 "the entry count of the capture orders of the %u "
-			 "planned ranks (%llu)", s->n_ranks,
-			 (unsigned long long)entries);
-		return cgs_limit_error(c->err, c->file, c->max_mb_node->line,
-				       c->max_mb_node->column, "order_entries",
-				       c->lim->order_entries, what);
-	}
-	if (s->slots)
-		ring = s->slots;
-	frames = ring * cgs_schedule_layers_total(s);
-	if (frames > c->lim->frames) {
-		const struct cgs_node *at = c->slots_node ? c->slots_node :
-							    c->layers_node;
-
-		snprintf(what, sizeof(what),
-			 "the saved-frame count of one rank (%llu slots x %u "
-			 "layers = %llu)", (unsigned long long)ring,
-			 cgs_schedule_layers_total(s),
-			 (unsigned long long)frames);
-		return cgs_limit_error(c->err, c->file, at->line, at->column,
-				       "frames", c->lim->frames, what);
-	}
-	return 0;
-}
-
 static int validate(struct ctx *c, const struct cgs_node *root)
 {
 	const struct cgs_node *n;
@@ -981,7 +1138,7 @@ static int validate(struct ctx *c, const struct cgs_node *root)
 		return rc;
 	if ((n = cgs_node_get(root, "orders")) && (rc = parse_orders(c, n)))
 		return rc;
-	return check_plan_limits(c);
+	return check_rank_totals(c);
 }
 
 int cgs_schedule_from_doc(const struct cgs_doc *doc,
@@ -1052,8 +1209,10 @@ void cgs_schedule_destroy(struct cgs_schedule **sp)
 		free(s->variants[i].name);
 		free(s->variants[i].overrides);
 	}
-	for (i = 0; i < s->n_orders; i++)
+	for (i = 0; i < s->n_orders; i++) {
 		free(s->orders[i].entries);
+		free(s->orders[i].entry_pos);
+	}
 	free(s->variants);
 	free(s->orders);
 	free(s->layers);
@@ -1093,7 +1252,9 @@ static void fnv_u64(uint64_t *h, uint64_t v)
  * little-endian whatever its width in the model:
  *
  *   1 (format version), pp, vpp, layers[0..vpp), group, max_microbatches,
- *   n_ranks, ranks[0..n_ranks) (ascending), slots (0 = auto), alignment,
+ *   n_ranks, ranks[0..n_ranks) (ascending), slots (0 = auto), then,
+ *   only when the ring is searched or per rank, slots_max (0 = none) and
+ *   per_rank (0 or 1), alignment,
  *   n_variants, then per variant in model order (ascending cp):
  *     cp, name length, name bytes, bytes[input, output, saved, user_grad],
  *     n_overrides, then per override in file order:
@@ -1125,6 +1286,10 @@ uint64_t cgs_schedule_hash(const struct cgs_schedule *s)
 	for (i = 0; i < s->n_ranks; i++)
 		fnv_u64(&h, s->ranks[i]);
 	fnv_u64(&h, s->slots);
+	if (s->slots_max || s->slots_per_rank) {
+		fnv_u64(&h, s->slots_max);
+		fnv_u64(&h, (uint64_t)s->slots_per_rank);
+	}
 	fnv_u64(&h, s->alignment);
 	fnv_u64(&h, s->n_variants);
 	for (i = 0; i < s->n_variants; i++) {

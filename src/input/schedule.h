@@ -46,7 +46,22 @@ struct cgs_variant {
 	struct cgs_override *overrides;
 	size_t n_overrides;
 	struct cgs_pos pos;
+	struct cgs_pos role_pos[CGS_ROLE_COUNT];  /* of each bytes.<role> */
 };
+
+/*
+ * The most bytes one role (saved or user-gradient frames) may total on one
+ * rank, checked at validation: the ring bound (pipeline.slots, else
+ * max_microbatches, which no automatic ring exceeds; slots.max when a ring
+ * search goes further) times the layers per rank times
+ * the sum over variants of the largest bytes the role takes on that rank,
+ * each rounded up to the alignment.  Every figure the planner and the
+ * report compute for a rank (arena offsets and bytes, lower bounds,
+ * upstream's colour arenas, every variant in arenas of its own) is at most
+ * the two roles' totals together, below 2^63, so it fits in 64 bits
+ * and in JSON's signed integers.
+ */
+#define CGS_SCHEDULE_MAX_ROLE_BYTES ((UINT64_C(1) << 62) - 1)
 
 /* An explicit capture order from the `orders` list. */
 struct cgs_order {
@@ -54,7 +69,9 @@ struct cgs_order {
 	uint32_t microbatches;
 	int32_t *entries;  /* signed 1-based chunk ids */
 	size_t n_entries;
-	struct cgs_pos pos;
+	struct cgs_pos pos;        /* the orders[i] mapping */
+	struct cgs_pos list_pos;   /* its `order` list */
+	struct cgs_pos *entry_pos; /* n_entries: where each entry stands */
 };
 
 struct cgs_schedule {
@@ -68,11 +85,17 @@ struct cgs_schedule {
 	uint32_t *ranks;         /* planned ranks, ascending, unique */
 	uint32_t n_ranks;
 	uint32_t slots;          /* requested ring size; 0 = auto */
+	uint32_t slots_max;      /* search rings up to this; 0 = no search */
+	int slots_per_rank;      /* each rank takes its own ring */
 	uint64_t alignment;      /* power of two */
 	struct cgs_variant *variants;
 	uint32_t n_variants;
 	struct cgs_order *orders; /* explicit orders, in file order */
 	size_t n_orders;
+	/* Positions for checks made after loading (rings, limits). */
+	struct cgs_pos slots_pos;    /* pipeline.slots; 0 when absent */
+	struct cgs_pos layers_pos;   /* pipeline.layers_per_chunk */
+	struct cgs_pos max_mb_pos;   /* pipeline.max_microbatches */
 };
 
 /*
@@ -95,19 +118,23 @@ void cgs_schedule_destroy(struct cgs_schedule **s);
 #include "input/limits.h"
 
 /*
- * Load and validate a schedule.  The syntax is chosen by extension
- * (.json: JSON through jansson; .yaml/.yml: YAML through libyaml) and
- * otherwise sniffed (a first non-blank '{' means JSON).  Errors carry the
- * file, line and column of the offending value.  limits may be NULL for
- * the defaults.
+ * Parse and validate a schedule document: everything that needs no
+ * capture order.  The syntax is chosen by extension (.json: JSON through
+ * jansson; .yaml/.yml: YAML through libyaml) and otherwise sniffed (a
+ * first non-blank '{' means JSON).  Errors carry the file, line and
+ * column of the offending value.  limits may be NULL for the defaults.
+ *
+ * Explicit orders are read but not yet checked to drain, and the
+ * order_entries limit is not yet applied: use cgs_schedule_load()
+ * (order/schedule_load.h), which adds the checks of src/order.
  */
-int cgs_schedule_load(const char *path, const struct cgs_limits *limits,
-		      struct cgs_schedule **out, struct cgs_error *err);
+int cgs_schedule_parse(const char *path, const struct cgs_limits *limits,
+		       struct cgs_schedule **out, struct cgs_error *err);
 
 /* The same from memory; `name` is used in messages and to pick syntax. */
-int cgs_schedule_load_buffer(const char *name, const void *buf, size_t len,
-			     const struct cgs_limits *limits,
-			     struct cgs_schedule **out, struct cgs_error *err);
+int cgs_schedule_parse_buffer(const char *name, const void *buf, size_t len,
+			      const struct cgs_limits *limits,
+			      struct cgs_schedule **out, struct cgs_error *err);
 
 /*
  * A 64-bit hash of the normalised schedule: every value that affects a

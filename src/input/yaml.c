@@ -17,8 +17,15 @@ struct anchor {
 	const struct cgs_node *node;
 };
 
+/* Where libyaml's character index `index` is: byte `at`, line, column. */
+struct cursor {
+	size_t index, at;
+	unsigned line, column;
+};
+
 struct builder {
 	struct cgs_doc *doc;
+	struct cursor cursor;
 	const char *text;
 	size_t len;
 	struct cgs_node **stack;   /* open mappings and sequences */
@@ -29,17 +36,53 @@ struct builder {
 	int documents;
 };
 
-static unsigned line_of(const yaml_mark_t *m)
+/*
+ * libyaml follows YAML 1.1, where U+0085, U+2028 and U+2029 break lines
+ * even inside a quoted string; YAML 1.2, editors and the JSON adapter
+ * break lines at LF, CRLF and a lone CR only.  So positions are not taken
+ * from libyaml's line and column but recounted from its character index:
+ * a cursor walks the text once, forward, as the events arrive.
+ */
+static void seek_mark(struct builder *b, const yaml_mark_t *m)
 {
-	return (unsigned)m->line + 1;
+	struct cursor *c = &b->cursor;
+
+	if (m->index < c->index)
+		*c = (struct cursor){.line = 1, .column = 1};
+	while (c->index < m->index && c->at < b->len) {
+		unsigned char ch = (unsigned char)b->text[c->at++];
+
+		if (ch == '\n' ||
+		    (ch == '\r' && (c->at >= b->len || b->text[c->at] != '\n'))) {
+			c->line++;
+			c->column = 1;
+		} else if (ch != '\r') {
+			c->column++;
+		}
+		/* one character: skip its continuation bytes */
+		while (c->at < b->len &&
+		       ((unsigned char)b->text[c->at] & 0xc0) == 0x80)
+			c->at++;
+		c->index++;
+	}
 }
 
-static unsigned column_of(const yaml_mark_t *m)
+static unsigned line_of(struct builder *b, const yaml_mark_t *m)
 {
-	return (unsigned)m->column + 1;
+	seek_mark(b, m);
+	return b->cursor.line;
 }
 
-/* Line and character column of a byte offset (libyaml reader errors). */
+static unsigned column_of(struct builder *b, const yaml_mark_t *m)
+{
+	seek_mark(b, m);
+	return b->cursor.column;
+}
+
+/*
+ * Line and character column of a byte offset (libyaml reader errors),
+ * counted as seek_mark() counts.
+ */
 static void offset_position(const char *text, size_t len, size_t offset,
 			    unsigned *line, unsigned *column)
 {
@@ -50,10 +93,11 @@ static void offset_position(const char *text, size_t len, size_t offset,
 	for (i = 0; i < offset && i < len; i++) {
 		unsigned char c = (unsigned char)text[i];
 
-		if (c == '\n') {
+		if (c == '\n' ||
+		    (c == '\r' && (i + 1 >= len || text[i + 1] != '\n'))) {
 			(*line)++;
 			*column = 1;
-		} else if ((c & 0xc0) != 0x80) {
+		} else if ((c & 0xc0) != 0x80 && c != '\r') {
 			(*column)++;
 		}
 	}
@@ -71,8 +115,8 @@ static int parser_error(struct builder *b, const yaml_parser_t *p,
 		offset_position(b->text, b->len, p->problem_offset, &line,
 				&column);
 	} else {
-		line = line_of(&p->problem_mark);
-		column = column_of(&p->problem_mark);
+		line = line_of(b, &p->problem_mark);
+		column = column_of(b, &p->problem_mark);
 	}
 	if (p->context)
 		return cgs_error_at(err, CGS_E_SYNTAX, b->doc->file, line,
@@ -87,8 +131,8 @@ static int reject_tag(struct builder *b, const yaml_char_t *tag,
 {
 	if (!tag)
 		return 0;
-	return cgs_error_at(err, CGS_E_SYNTAX, b->doc->file, line_of(m),
-			    column_of(m),
+	return cgs_error_at(err, CGS_E_SYNTAX, b->doc->file, line_of(b, m),
+			    column_of(b, m),
 			    "YAML tag '%.64s' is not supported; write plain "
 			    "values without tags", (const char *)tag);
 }
@@ -162,8 +206,8 @@ static int open_node(struct builder *b, enum cgs_node_kind kind,
 		     const yaml_event_t *ev, const yaml_char_t *anchor,
 		     struct cgs_error *err)
 {
-	unsigned line = line_of(&ev->start_mark);
-	unsigned column = column_of(&ev->start_mark);
+	unsigned line = line_of(b, &ev->start_mark);
+	unsigned column = column_of(b, &ev->start_mark);
 	struct cgs_node *n;
 	int rc;
 
@@ -219,8 +263,8 @@ static int on_scalar(struct builder *b, const yaml_event_t *ev,
 	rc = reject_tag(b, ev->data.scalar.tag, &ev->start_mark, err);
 	if (rc)
 		return rc;
-	n = cgs_node_new(b->doc, CGS_NODE_SCALAR, line_of(&ev->start_mark),
-			 column_of(&ev->start_mark), err);
+	n = cgs_node_new(b->doc, CGS_NODE_SCALAR, line_of(b, &ev->start_mark),
+			 column_of(b, &ev->start_mark), err);
 	if (!n)
 		return b->doc->failure;
 	rc = cgs_node_set_text(n, (const char *)ev->data.scalar.value,
@@ -241,8 +285,8 @@ static int on_alias(struct builder *b, const yaml_event_t *ev,
 		    struct cgs_error *err)
 {
 	const char *name = (const char *)ev->data.alias.anchor;
-	unsigned line = line_of(&ev->start_mark);
-	unsigned column = column_of(&ev->start_mark);
+	unsigned line = line_of(b, &ev->start_mark);
+	unsigned column = column_of(b, &ev->start_mark);
 	const struct cgs_node *target = find_anchor(b, name);
 	struct cgs_node *copy;
 
@@ -264,6 +308,14 @@ static int on_alias(struct builder *b, const yaml_event_t *ev,
 		}
 		return b->doc->failure;
 	}
+	/*
+	 * The copy stands where the alias is written: a duplicate key or a
+	 * wrong value reached through it is reported there.  (Nodes inside
+	 * a copied mapping keep their anchor's positions, where they are
+	 * written.)
+	 */
+	copy->line = line;
+	copy->column = column;
 	return attach(b, copy, err);
 }
 
@@ -276,8 +328,8 @@ static int on_event(struct builder *b, const yaml_event_t *ev,
 	case YAML_DOCUMENT_START_EVENT:
 		if (b->documents++)
 			return cgs_error_at(err, CGS_E_SYNTAX, b->doc->file,
-					    line_of(&ev->start_mark),
-					    column_of(&ev->start_mark),
+					    line_of(b, &ev->start_mark),
+					    column_of(b, &ev->start_mark),
 					    "a schedule file holds one YAML "
 					    "document; found a second one");
 		return 0;
@@ -306,7 +358,8 @@ static int on_event(struct builder *b, const yaml_event_t *ev,
 int cgs_yaml_parse(struct cgs_doc *doc, const char *text, size_t len,
 		   struct cgs_error *err)
 {
-	struct builder b = {.doc = doc, .text = text, .len = len};
+	struct builder b = {.doc = doc, .text = text, .len = len,
+			    .cursor = {.line = 1, .column = 1}};
 	yaml_parser_t parser;
 	yaml_event_t ev;
 	int rc = 0, done = 0;

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "common/checked.h"
 #include "common/crc32c.h"
 #include "common/error.h"
 #include "manifest/format.h"
@@ -33,6 +34,7 @@ struct check {
 	const char *path;
 	struct cgs_error *err;
 	uint64_t n_reachable, n_arenas, n_capture, n_entries;
+	uint32_t ri;  /* the rank check_figures is at */
 };
 
 static const char *const section_names[CGS_MF_SECTIONS_KNOWN + 1] = {
@@ -109,6 +111,18 @@ static int check_header(struct check *c)
 	minor = cgs_get_le16(b + 10);
 	c->m->info.major = major;
 	c->m->info.minor = minor;
+	/*
+	 * Every major keeps the magic, the version, file_bytes and the
+	 * trailing CRC-32C where they are (cgslot-manifest(5), VERSIONS):
+	 * a newer file has them right, a corrupt header has not, and its
+	 * "version" is noise not worth printing.
+	 */
+	if (major > CGS_MANIFEST_MAJOR &&
+	    (cgs_get_le64(b + 24) != len ||
+	     cgs_get_le32(b + len - 4) != cgs_crc32c(0, b, len - 4)))
+		return fail(c, CGS_E_FORMAT,
+			    "manifest header is corrupt: its version field, recorded length and checksum match no manifest (this cgslot reads format %d.x)",
+			    CGS_MANIFEST_MAJOR);
 	if (major > CGS_MANIFEST_MAJOR)
 		return fail(c, CGS_E_VERSION,
 			    "manifest format %u.%u is newer than this cgslot reads (%d.x); use a newer cgslot",
@@ -354,6 +368,12 @@ static int check_meta(struct check *c)
 		return fail(c, CGS_E_FORMAT,
 			    "meta: %u ranks planned but pp is %u", in->n_ranks,
 			    in->pp);
+	/* with VPP the reachable counts are G, 2G, ..., L */
+	if (in->vpp > 1 && in->group > 1 &&
+	    in->max_microbatches % in->group)
+		return fail(c, CGS_E_FORMAT,
+			    "meta: max_microbatches %u is not a multiple of the microbatch group %u; with vpp %u it must be",
+			    in->max_microbatches, in->group, in->vpp);
 	if (cgs_get_le32(p + CGS_MF_META_RESERVED) != 0)
 		return fail(c, CGS_E_FORMAT,
 			    "meta: reserved field is %u; it must be 0",
@@ -480,6 +500,11 @@ static int check_ranks(struct check *c)
 				    (unsigned long long)c->n_reachable,
 				    (unsigned long long)c->n_arenas,
 				    (unsigned long long)c->n_capture);
+		if (cgs_get_le32(p + CGS_MF_RANK_CAPTURE) != m->info.n_graphs)
+			return fail(c, CGS_E_FORMAT,
+				    "ranks: rank %u: n_capture is %u; each of the %u graphs is captured once",
+				    id, cgs_get_le32(p + CGS_MF_RANK_CAPTURE),
+				    m->info.n_graphs);
 		c->n_reachable += cgs_get_le32(p + CGS_MF_RANK_REACHABLE);
 		c->n_arenas += cgs_get_le32(p + CGS_MF_RANK_ARENAS);
 		c->n_capture += cgs_get_le32(p + CGS_MF_RANK_CAPTURE);
@@ -491,6 +516,22 @@ static int check_ranks(struct check *c)
 				return fail(c, CGS_E_FORMAT,
 					    "rank %u: reserved field of the %s figures is not 0",
 					    id, k ? "user-grad" : "saved");
+			uint32_t frames = k ? m->info.n_user_grad
+					    : m->info.n_saved;
+
+			if (cgs_get_le32(st + CGS_MF_STATS_FRAMES) != frames)
+				return fail(c, CGS_E_FORMAT,
+					    "ranks: rank %u: %s figures count %u frames; the rank has %u",
+					    id, k ? "user-grad" : "saved",
+					    cgs_get_le32(st + CGS_MF_STATS_FRAMES),
+					    frames);
+			if (cgs_get_le32(st + CGS_MF_STATS_COLOURS) > frames ||
+			    cgs_get_le32(st + CGS_MF_STATS_COLOURS) == 0)
+				return fail(c, CGS_E_FORMAT,
+					    "ranks: rank %u: %s figures use %u colours; accepted: 1..%u, one per frame at most",
+					    id, k ? "user-grad" : "saved",
+					    cgs_get_le32(st + CGS_MF_STATS_COLOURS),
+					    frames);
 			if (cgs_get_le32(st + CGS_MF_STATS_COLOUR_LB) >
 			    cgs_get_le32(st + CGS_MF_STATS_COLOURS))
 				return fail(c, CGS_E_FORMAT,
@@ -883,6 +924,256 @@ static int check_capture(struct check *c)
 	return rc;
 }
 
+/* Working arrays of check_figures, sized once for every rank. */
+struct figures {
+	uint64_t *group_bytes;   /* saved group (c, s): its layers' frames */
+	uint64_t *colour_bytes;  /* largest member of each colour */
+	uint32_t *fwd, *bwd;     /* per chunk, while replaying an order */
+};
+
+/* What replaying a rank's orders gives; see cgs_report_rank. */
+struct replay_figures {
+	uint64_t saved, user_grad, all;  /* heaviest live bytes */
+	uint32_t saved_frames, user_grad_frames; /* largest live counts */
+};
+
+static int figure_overflow(struct check *c, uint32_t id, const char *what)
+{
+	return fail(c, CGS_E_FORMAT,
+		    "ranks: rank %u: %s overflows 64 bits", id, what);
+}
+
+/*
+ * Upstream's one arena per colour: the sum over colours of the largest
+ * member.  Also checks that the colours used are exactly 0..colours-1 at
+ * their top (the largest colour is colours - 1).
+ */
+static int colour_arena_bytes(struct check *c, const uint8_t *r,
+			      uint32_t role, struct figures *fg,
+			      uint64_t *total)
+{
+	struct cgs_manifest *m = c->m;
+	uint32_t id = cgs_get_le32(r + CGS_MF_RANK_ID);
+	uint32_t colours = cgs_get_le32(r + (role ? CGS_MF_RANK_USER_GRAD_STATS
+						  : CGS_MF_RANK_SAVED_STATS) +
+					CGS_MF_STATS_COLOURS);
+	uint32_t n = role ? m->info.n_user_grad : m->info.n_saved, f, top = 0;
+	struct cgs_manifest_frame fr;
+
+	memset(fg->colour_bytes, 0, (size_t)colours * sizeof(uint64_t));
+	for (f = 0; f < n; f++) {
+		fr = role ? cgs_manifest_user_grad_frame(m, c->ri, f)
+			  : cgs_manifest_saved_frame(m, c->ri, f);
+		if (fr.bytes > fg->colour_bytes[fr.colour])
+			fg->colour_bytes[fr.colour] = fr.bytes;
+		if (fr.colour > top)
+			top = fr.colour;
+	}
+	if (top + 1 != colours)
+		return fail(c, CGS_E_FORMAT,
+			    "ranks: rank %u: %s figures say %u colours; the frames use colours 0..%u",
+			    id, role ? "user-grad" : "saved", colours, top);
+	*total = 0;
+	for (f = 0; f < colours; f++)
+		if (cgs_acc_u64(total, fg->colour_bytes[f]))
+			return figure_overflow(c, id, "the colour arenas' bytes");
+	return 0;
+}
+
+/*
+ * Replay rank ri's orders as the planner does: saved group (c, k mod S)
+ * is live from the forward of (c, k) to its backward; the user-gradient
+ * frame of a backward lives through the next backward event.  Also the
+ * ring: no chunk has more than S microbatches in flight, and two
+ * consecutive backwards never share a user-gradient frame.
+ */
+static int replay_figures(struct check *c, const uint8_t *r,
+			  struct figures *fg, struct replay_figures *out)
+{
+	struct cgs_manifest *m = c->m;
+	uint32_t S = m->info.slots, M = m->info.vpp, ri = c->ri;
+	uint32_t id = cgs_get_le32(r + CGS_MF_RANK_ID), i, ch, k, g;
+	const uint32_t none = UINT32_MAX;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < cgs_get_le32(r + CGS_MF_RANK_REACHABLE); i++) {
+		uint32_t n = cgs_manifest_reachable(m, ri, i), prev_u = none;
+		uint32_t live = 0, n_ug;
+		uint64_t len = cgs_manifest_order_length(m, ri, i), e;
+		uint64_t ws = 0, wu, wu_prev = 0, both;
+		const uint8_t *p = cgs_manifest_order_raw(m, ri, i, NULL);
+
+		memset(fg->fwd, 0, (size_t)M * sizeof(uint32_t));
+		memset(fg->bwd, 0, (size_t)M * sizeof(uint32_t));
+		for (e = 0; e < len; e++, p += m->entry_bytes) {
+			int32_t x = read_entry(p, m->entry_bytes);
+
+			ch = (uint32_t)(x > 0 ? x : -(int64_t)x) - 1;
+			if (x > 0) {
+				k = fg->fwd[ch]++;
+				if (fg->fwd[ch] - fg->bwd[ch] > S)
+					return fail(c, CGS_E_FORMAT,
+						    "meta: slots is %u, shorter than liveness: rank %u N=%u order entry %llu has %u microbatches of chunk %u in flight",
+						    S, id, n,
+						    (unsigned long long)e,
+						    fg->fwd[ch] - fg->bwd[ch],
+						    ch + 1);
+				g = ch * S + k % S;
+				if (cgs_acc_u64(&ws, fg->group_bytes[g]))
+					return figure_overflow(c, id,
+						"the saved bytes live at once");
+				live += cgs_manifest_chunk_layers(m, ch);
+				wu = wu_prev;
+				n_ug = prev_u != none;
+			} else {
+				k = fg->bwd[ch]++;
+				g = ch * S + k % S;
+				if (g == prev_u)
+					return fail(c, CGS_E_FORMAT,
+						    "meta: slots is %u, shorter than liveness: rank %u N=%u order entry %llu runs two consecutive backwards of chunk %u on one user-grad frame",
+						    S, id, n,
+						    (unsigned long long)e, ch + 1);
+				if (cgs_add_u64(wu_prev,
+						cgs_manifest_user_grad_frame(m, ri, g).bytes,
+						&wu))
+					return figure_overflow(c, id,
+						"the user-grad bytes live at once");
+				n_ug = 1 + (prev_u != none);
+			}
+			if (cgs_add_u64(ws, wu, &both))
+				return figure_overflow(c, id,
+						       "the bytes live at once");
+			if (ws > out->saved)
+				out->saved = ws;
+			if (wu > out->user_grad)
+				out->user_grad = wu;
+			if (both > out->all)
+				out->all = both;
+			if (live > out->saved_frames)
+				out->saved_frames = live;
+			if (n_ug > out->user_grad_frames)
+				out->user_grad_frames = n_ug;
+			if (x < 0) {
+				ws -= fg->group_bytes[g];
+				live -= cgs_manifest_chunk_layers(m, ch);
+				prev_u = g;
+				wu_prev = cgs_manifest_user_grad_frame(m, ri, g).bytes;
+			}
+		}
+	}
+	return 0;
+}
+
+static int figure_mismatch(struct check *c, uint32_t id, const char *field,
+			   uint64_t stored, const char *relation,
+			   uint64_t derived)
+{
+	return fail(c, CGS_E_FORMAT,
+		    "ranks: rank %u: %s is %llu; it must be %s%llu, what the frames and orders give",
+		    id, field, (unsigned long long)stored, relation,
+		    (unsigned long long)derived);
+}
+
+/* One rank's report figures against what its frames and orders give. */
+static int check_rank_figures(struct check *c, struct figures *fg)
+{
+	struct cgs_manifest *m = c->m;
+	const uint8_t *r = rank_entry(m, c->ri);
+	uint32_t id = cgs_get_le32(r + CGS_MF_RANK_ID), ch, s, l, f;
+	struct cgs_manifest_rank_stats st = cgs_manifest_rank_stats(m, c->ri);
+	struct replay_figures rf;
+	uint64_t col_s, col_u, col;
+	int rc;
+
+	for (ch = 0, f = 0; ch < m->info.vpp; ch++)
+		for (s = 0; s < m->info.slots; s++) {
+			uint64_t *w = &fg->group_bytes[ch * m->info.slots + s];
+
+			*w = 0;
+			for (l = 0; l < cgs_manifest_chunk_layers(m, ch); l++, f++)
+				if (cgs_acc_u64(w, cgs_manifest_saved_frame(
+							   m, c->ri, f).bytes))
+					return figure_overflow(c, id,
+						"a saved group's bytes");
+		}
+	if ((rc = replay_figures(c, r, fg, &rf)) ||
+	    (rc = colour_arena_bytes(c, r, 0, fg, &col_s)) ||
+	    (rc = colour_arena_bytes(c, r, 1, fg, &col_u)))
+		return rc;
+	if (cgs_add_u64(col_s, col_u, &col))
+		return figure_overflow(c, id, "the colour arenas' bytes");
+	if (st.saved.lower_bound_bytes != rf.saved)
+		return figure_mismatch(c, id, "saved lower_bound_bytes",
+				       st.saved.lower_bound_bytes, "", rf.saved);
+	if (st.user_grad.lower_bound_bytes != rf.user_grad)
+		return figure_mismatch(c, id, "user-grad lower_bound_bytes",
+				       st.user_grad.lower_bound_bytes, "",
+				       rf.user_grad);
+	if (st.lower_bound_bytes != rf.all)
+		return figure_mismatch(c, id, "lower_bound_bytes",
+				       st.lower_bound_bytes, "", rf.all);
+	if (st.saved.bytes < rf.saved)
+		return figure_mismatch(c, id, "saved bytes", st.saved.bytes,
+				       "at least the lower bound ", rf.saved);
+	if (st.user_grad.bytes < rf.user_grad)
+		return figure_mismatch(c, id, "user-grad bytes",
+				       st.user_grad.bytes,
+				       "at least the lower bound ", rf.user_grad);
+	if (st.saved.colour_lower_bound < rf.saved_frames)
+		return figure_mismatch(c, id, "saved colour_lower_bound",
+				       st.saved.colour_lower_bound,
+				       "at least the largest live set, ",
+				       rf.saved_frames);
+	if (st.user_grad.colour_lower_bound < rf.user_grad_frames)
+		return figure_mismatch(c, id, "user-grad colour_lower_bound",
+				       st.user_grad.colour_lower_bound,
+				       "at least the largest live set, ",
+				       rf.user_grad_frames);
+	if (st.bytes_colour_arenas != col)
+		return figure_mismatch(c, id, "bytes_colour_arenas",
+				       st.bytes_colour_arenas, "", col);
+	if (st.saved.bytes > col_s || st.user_grad.bytes > col_u)
+		return figure_mismatch(c, id, "bytes", st.bytes,
+				       "at most upstream's ", col);
+	/* reports print figures as JSON's signed 64-bit integers */
+	if (st.bytes > INT64_MAX || st.bytes_colour_arenas > INT64_MAX ||
+	    st.bytes_without_sharing > INT64_MAX)
+		return fail(c, CGS_E_FORMAT,
+			    "ranks: rank %u: bytes %llu, bytes_colour_arenas %llu or bytes_without_sharing %llu exceeds 2^63-1",
+			    id, (unsigned long long)st.bytes,
+			    (unsigned long long)st.bytes_colour_arenas,
+			    (unsigned long long)st.bytes_without_sharing);
+	if (st.bytes_without_sharing < rf.all)
+		return figure_mismatch(c, id, "bytes_without_sharing",
+				       st.bytes_without_sharing,
+				       "at least the lower bound ", rf.all);
+	return 0;
+}
+
+static int check_figures(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	const struct cgs_manifest_info *in = &m->info;
+	struct figures fg = {0};
+	uint64_t most = in->n_saved > in->n_user_grad ? in->n_saved
+						       : in->n_user_grad;
+	int rc = 0;
+
+	fg.group_bytes = calloc((size_t)in->n_user_grad + 1, sizeof(uint64_t));
+	fg.colour_bytes = calloc((size_t)most + 1, sizeof(uint64_t));
+	fg.fwd = calloc((size_t)in->vpp * 2, sizeof(uint32_t));
+	if (!fg.group_bytes || !fg.colour_bytes || !fg.fwd)
+		rc = fail(c, CGS_E_NOMEM, "out of memory");
+	else
+		fg.bwd = fg.fwd + in->vpp;
+	for (c->ri = 0; c->ri < in->n_ranks && !rc; c->ri++)
+		rc = check_rank_figures(c, &fg);
+	free(fg.group_bytes);
+	free(fg.colour_bytes);
+	free(fg.fwd);
+	return rc;
+}
+
 static int open_checked(const void *buf, size_t len, const char *path,
 			struct cgs_manifest **out, struct cgs_error *err)
 {
@@ -907,7 +1198,7 @@ static int open_checked(const void *buf, size_t len, const char *path,
 	    (rc = check_ranks(&c)) || (rc = check_reachable(&c)) ||
 	    (rc = check_orders(&c)) || (rc = check_arenas(&c)) ||
 	    (rc = check_frames(&c)) || (rc = check_layouts(&c)) ||
-	    (rc = check_capture(&c))) {
+	    (rc = check_capture(&c)) || (rc = check_figures(&c))) {
 		cgs_manifest_close(&m);
 		return rc;
 	}

@@ -95,6 +95,12 @@ static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 	for (r = 0; r < p->n_ranks; r++) {
 		const struct cgs_rank_plan *rp = &p->ranks[r];
 
+		if (rp->slots && rp->slots != p->slots)
+			return cgs_error_at(err, CGS_E_INVALID, s->path, 0, 0,
+					    "rank %u has a ring of %u slots and another rank %u; manifest format %u.%u stores one ring for every rank, so rings per rank (slots.per_rank) can be planned but not compiled yet",
+					    rp->rank, rp->slots, p->slots,
+					    CGS_MANIFEST_MAJOR,
+					    CGS_MANIFEST_MINOR);
 		if (rp->n_saved != *n_saved || rp->n_user_grad != n_ug ||
 		    rp->order_start[0] != 0)
 			return cgs_error_set(err, CGS_E_INVALID,

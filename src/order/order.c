@@ -23,25 +23,58 @@ uint64_t cgs_order_warmup(const struct cgs_order_params *p)
 }
 
 /*
- * The i-th entry of Megatron's schedule table: microbatch groups of G, and
- * within a group every chunk in turn over the group's microbatches.  Only
- * the chunk is needed, so return that.
+ * A walk along Megatron's schedule table: microbatch groups of G, and
+ * within a group every chunk in turn over the group's microbatches (the
+ * last group may be narrower).  Only the chunk of each entry is needed.
+ * Walking instead of indexing keeps divisions out of the loop.
  */
-static uint32_t table_chunk(const struct cgs_order_params *p, uint64_t i)
-{
-	uint64_t per_group = (uint64_t)p->group * p->vpp;
-	uint64_t g = (i / per_group) * p->group; /* group start */
-	uint64_t rem = i - (g / p->group) * per_group;
-	uint64_t width = g + p->group >= p->microbatches ?
-				 p->microbatches - g : p->group;
+struct table_walk {
+	const struct cgs_order_params *p;
+	uint64_t group_start;  /* first microbatch of the current group */
+	uint64_t width;        /* microbatches in the current group */
+	uint64_t left;         /* entries left in the current chunk's run */
+	uint32_t chunk;
+};
 
-	return (uint32_t)(rem / width);
+static void walk_group(struct table_walk *t)
+{
+	const struct cgs_order_params *p = t->p;
+
+	t->width = t->group_start + p->group >= p->microbatches ?
+			   p->microbatches - t->group_start : p->group;
+	t->chunk = 0;
+	t->left = t->width;
+}
+
+static void walk_start(struct table_walk *t, const struct cgs_order_params *p)
+{
+	t->p = p;
+	t->group_start = 0;
+	walk_group(t);
+}
+
+/* The chunk of the current entry, then step to the next one. */
+static uint32_t walk_next(struct table_walk *t)
+{
+	uint32_t c = t->chunk;
+
+	if (--t->left == 0) {
+		if (++t->chunk == t->p->vpp) {
+			t->group_start += t->p->group;
+			if (t->group_start < t->p->microbatches)
+				walk_group(t);
+		} else {
+			t->left = t->width;
+		}
+	}
+	return c;
 }
 
 int cgs_order_generate(const struct cgs_order_params *p, int32_t *out,
 		       struct cgs_error *err)
 {
 	uint64_t total, w, i, n = 0;
+	struct table_walk fwd, bwd;
 
 	if (!p || !out || p->pp < 1 || p->vpp < 1 || p->group < 1 ||
 	    p->microbatches < 1 || p->rank >= p->pp || p->vpp > INT32_MAX)
@@ -49,17 +82,19 @@ int cgs_order_generate(const struct cgs_order_params *p, int32_t *out,
 				     "order parameters out of range");
 	total = (uint64_t)p->microbatches * p->vpp;
 	w = cgs_order_warmup(p);
+	walk_start(&fwd, p);
+	walk_start(&bwd, p);
 
-#define FWD(i) ((int32_t)table_chunk(p, (i)) + 1)
-#define BWD(i) ((int32_t)table_chunk(p, (i)) - (int32_t)p->vpp)
+#define FWD() ((int32_t)walk_next(&fwd) + 1)
+#define BWD() ((int32_t)walk_next(&bwd) - (int32_t)p->vpp)
 	for (i = 0; i < w; i++)
-		out[n++] = FWD(i);
+		out[n++] = FWD();
 	for (i = w; i < total; i++) {
-		out[n++] = FWD(i);
-		out[n++] = BWD(i - w);
+		out[n++] = FWD();
+		out[n++] = BWD();
 	}
 	for (i = total - w; i < total; i++)
-		out[n++] = BWD(i);
+		out[n++] = BWD();
 #undef FWD
 #undef BWD
 	return 0;

@@ -120,7 +120,8 @@ static int problem_members(struct problem *p)
 
 /* ---- ranks: the order in which equal-offset candidates are tried ---- */
 
-static const uint64_t *sort_key1, *sort_key2, *sort_key3;
+/* qsort contexts: one per thread, since the planner packs on threads */
+static _Thread_local const uint64_t *sort_key1, *sort_key2, *sort_key3;
 
 /* Larger key1 first, then larger key2, then the lower index. */
 static int by_keys_desc(const void *a, const void *b)
@@ -1011,8 +1012,8 @@ static void run_split(struct skyline *k, uint32_t a, uint32_t x, uint32_t y,
 	set_run(k, x, y, nf, prev);
 }
 
-static const int64_t *greedy_upper;
-static const uint64_t *greedy_size;
+static _Thread_local const int64_t *greedy_upper;
+static _Thread_local const uint64_t *greedy_size;
 
 /* Within one start section: later end first, then larger, then index. */
 static int by_end_desc(const void *a, const void *b)
@@ -1202,9 +1203,9 @@ static uint64_t early_key(int64_t t)
 	return UINT64_MAX - ((uint64_t)t ^ ((uint64_t)1 << 63));
 }
 
-static const int64_t *twin_lower;
-static const int64_t *twin_upper;
-static const uint64_t *twin_size, *twin_align;
+static _Thread_local const int64_t *twin_lower;
+static _Thread_local const int64_t *twin_upper;
+static _Thread_local const uint64_t *twin_size, *twin_align;
 
 static int by_identity(const void *a, const void *b)
 {
@@ -1489,7 +1490,7 @@ out:
 
 /* ---- explicit conflict graphs ---- */
 
-static const uint64_t *clique_size;
+static _Thread_local const uint64_t *clique_size;
 
 static int by_size_desc(const void *a, const void *b)
 {
@@ -1628,7 +1629,7 @@ out:
 }
 
 /* Offset-ordered first fit over explicit conflicts (the fallback). */
-static const uint64_t *ff_off;
+static _Thread_local const uint64_t *ff_off;
 
 static int by_offset(const void *a, const void *b)
 {

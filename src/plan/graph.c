@@ -367,12 +367,18 @@ int64_t cgs_clique_max(const struct cgs_graph *g, const uint32_t *weight,
  * Placed items are kept in one list sorted by offset, so each new item
  * scans it once, skipping non-neighbours: O(n) per item, no sorting.
  */
+/* A placed item of first-fit, in a list kept sorted by offset. */
+struct placed {
+	uint64_t offset, end;
+	uint32_t item;
+};
+
 int cgs_pack_first_fit(const struct cgs_graph *g, const uint64_t *size,
 		       const uint32_t *order, uint64_t *offset,
 		       uint64_t *total)
 {
 	uint32_t n = g->n, i, j, lo, hi, m = 0;
-	uint32_t *by_offset = malloc((n ? n : 1) * sizeof(*by_offset));
+	struct placed *by_offset = malloc((n ? n : 1) * sizeof(*by_offset));
 	uint64_t top = 0;
 
 	if (!by_offset)
@@ -385,15 +391,19 @@ int cgs_pack_first_fit(const struct cgs_graph *g, const uint64_t *size,
 		offset[v] = 0;
 		if (size[v] == 0)
 			continue;
+		/*
+		 * The lowest gap among the placed neighbours.  Once an item
+		 * starts above the gap every later one does (the list is
+		 * sorted), so the first such item ends the search whether or
+		 * not it is a neighbour.
+		 */
 		for (j = 0; j < m; j++) {
-			uint32_t u = by_offset[j];
+			const struct placed *u = &by_offset[j];
 
-			if (!cgs_bit_test(row, u))
-				continue;
-			if (offset[u] >= at + size[v])
+			if (u->offset >= at + size[v])
 				break;
-			if (offset[u] + size[u] > at)
-				at = offset[u] + size[u];
+			if (u->end > at && cgs_bit_test(row, u->item))
+				at = u->end;
 		}
 		offset[v] = at;
 		if (at + size[v] > top)
@@ -404,14 +414,14 @@ int cgs_pack_first_fit(const struct cgs_graph *g, const uint64_t *size,
 		while (lo < hi) {
 			uint32_t mid = lo + (hi - lo) / 2;
 
-			if (offset[by_offset[mid]] <= at)
+			if (by_offset[mid].offset <= at)
 				lo = mid + 1;
 			else
 				hi = mid;
 		}
 		memmove(by_offset + lo + 1, by_offset + lo,
 			(m - lo) * sizeof(*by_offset));
-		by_offset[lo] = v;
+		by_offset[lo] = (struct placed){at, at + size[v], v};
 		m++;
 	}
 	*total = top;

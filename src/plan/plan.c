@@ -5,6 +5,7 @@
  */
 #include "plan/plan.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +17,7 @@ void cgs_plan_options_init(struct cgs_plan_options *o)
 {
 	memset(o, 0, sizeof(*o));
 	o->colour_budget = CGS_PLAN_DEFAULT_COLOUR_BUDGET;
+	o->pack_budget = CGS_PLAN_DEFAULT_PACK_BUDGET;
 	o->max_frames = 0;
 }
 
@@ -153,10 +155,12 @@ static int check_frames(const struct cgs_rank_work *x, struct cgs_error *err)
 {
 	const struct cgs_schedule *s = x->s;
 	uint64_t n = (uint64_t)x->slots * x->layers_total;
+	const struct cgs_pos *at = s->slots_pos.line ? &s->slots_pos
+						     : &s->layers_pos;
 
 	if (x->opt->max_frames && n > x->opt->max_frames)
-		return cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
-			"rank %u needs %llu saved frames (%u slots x %u layers), "
+		return cgs_error_at(err, CGS_E_LIMIT, s->path, at->line,
+			at->column, "rank %u needs %llu saved frames (%u slots x %u layers), "
 			"more than the frames limit %llu; raise it with "
 			"--limit frames=N",
 			x->rp->rank, (unsigned long long)n, x->slots,
@@ -164,8 +168,8 @@ static int check_frames(const struct cgs_rank_work *x, struct cgs_error *err)
 	/* the conflict matrices grow with the square of the frames */
 	if (n > CGS_PLAN_MAX_FRAMES ||
 	    (uint64_t)s->n_variants * n * 2 > UINT32_MAX)
-		return cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
-			"rank %u needs %llu saved frames (%u slots x %u layers); "
+		return cgs_error_at(err, CGS_E_LIMIT, s->path, at->line,
+			at->column, "rank %u needs %llu saved frames (%u slots x %u layers); "
 			"the planner handles at most %u per rank",
 			x->rp->rank, (unsigned long long)n, x->slots,
 			x->layers_total, CGS_PLAN_MAX_FRAMES);
@@ -257,16 +261,334 @@ static void rank_work_release(struct cgs_rank_work *x)
 	memset(x, 0, sizeof(*x));
 }
 
+/* One (rank, ring) to plan, and what came of it. */
+struct trial_work {
+	uint32_t rank_index;
+	struct cgs_rank_plan plan;   /* orders borrowed from the rank */
+	struct cgs_error err;
+	int rc;
+};
+
+/* The orders of one rank and the ring they need. */
+struct rank_orders_work {
+	struct cgs_ring_need need;
+	struct cgs_error err;
+	int rc;
+};
+
+/* Everything the planning threads share. */
+struct trial_pool {
+	const struct cgs_schedule *s;
+	const struct cgs_plan_options *opt;
+	struct cgs_plan *p;
+	uint64_t align;
+	struct rank_orders_work *orders;   /* one per rank */
+	struct trial_work *work;
+	uint32_t n_work;
+	/* the job running now: n_jobs calls of run(pool, i) */
+	void (*run)(struct trial_pool *pool, uint32_t i);
+	uint32_t n_jobs;
+	int report_progress;
+	pthread_mutex_t lock;        /* guards next and done */
+	uint32_t next, done;
+};
+
+/* Free what planning a rank added to the orders it was given. */
+static void rank_outputs_release(struct cgs_rank_plan *rp)
+{
+	free(rp->saved);
+	free(rp->user_grad);
+	free(rp->saved_roles);
+	free(rp->user_grad_layers);
+	free(rp->arenas);
+	free(rp->capture);
+	rp->saved = rp->user_grad = NULL;
+	rp->saved_roles = rp->user_grad_layers = NULL;
+	rp->arenas = NULL;
+	rp->capture = NULL;
+}
+
+static void run_trial(struct trial_pool *pool, uint32_t i)
+{
+	struct trial_work *t = &pool->work[i];
+	struct cgs_rank_work x = {
+		.s = pool->s, .opt = pool->opt, .rp = &t->plan,
+		.layer_base = pool->p->layer_base, .slots = t->plan.slots,
+		.chunks = pool->s->vpp,
+		.layers_total = pool->p->layer_base[pool->s->vpp],
+		.align = pool->align,
+	};
+
+	t->rc = plan_rank(&x, &t->err);
+	rank_work_release(&x);
+}
+
+/* Take jobs until none is left; each thread, and the caller, runs this. */
+static void *pool_worker(void *arg)
+{
+	struct trial_pool *pool = arg;
+
+	for (;;) {
+		uint32_t i;
+
+		pthread_mutex_lock(&pool->lock);
+		i = pool->next < pool->n_jobs ? pool->next++ : UINT32_MAX;
+		pthread_mutex_unlock(&pool->lock);
+		if (i == UINT32_MAX)
+			return NULL;
+		pool->run(pool, i);
+		pthread_mutex_lock(&pool->lock);
+		pool->done++;
+		if (pool->report_progress && pool->opt->progress)
+			pool->opt->progress(pool->opt->progress_user, pool->done,
+					    pool->n_jobs);
+		pthread_mutex_unlock(&pool->lock);
+	}
+}
+
+/*
+ * Run n jobs on up to opt->threads threads.  Each job writes only its own
+ * slot, so the result does not depend on which thread ran it; a thread
+ * that cannot start leaves its share to the others.
+ */
+static void pool_run(struct trial_pool *pool,
+		     void (*run)(struct trial_pool *pool, uint32_t i),
+		     uint32_t n, int report_progress)
+{
+	uint32_t want = pool->opt->threads, started = 0, i;
+	pthread_t *threads = NULL;
+
+	pool->run = run;
+	pool->n_jobs = n;
+	pool->next = pool->done = 0;
+	pool->report_progress = report_progress;
+	if (want > n)
+		want = n;
+	if (want > 1)
+		threads = calloc(want - 1, sizeof(*threads));
+	for (i = 0; threads && i + 1 < want; i++) {
+		if (pthread_create(&threads[i], NULL, pool_worker, pool))
+			break;
+		started++;
+	}
+	pool_worker(pool);
+	for (i = 0; i < started; i++)
+		pthread_join(threads[i], NULL);
+	free(threads);
+}
+
+/* The orders of rank i and the ring they need. */
+static void run_rank_orders(struct trial_pool *pool, uint32_t i)
+{
+	const struct cgs_schedule *s = pool->s;
+	struct cgs_rank_plan *rp = &pool->p->ranks[i];
+	struct rank_orders_work *w = &pool->orders[i];
+	struct cgs_rank_orders ro;
+
+	w->rc = cgs_rank_orders_init(&ro, s, s->ranks[i], &w->err);
+	if (w->rc)
+		return;
+	rp->rank = ro.rank;
+	rp->n_reachable = ro.n_reachable;
+	rp->reachable = ro.reachable;
+	rp->order_start = ro.order_start;
+	rp->order_entries = ro.entries;
+	if (rp->n_reachable == 0)
+		w->rc = cgs_error_set(&w->err, CGS_E_PLAN,
+				      "rank %u has no reachable microbatch count",
+				      rp->rank);
+	else
+		w->rc = cgs_ring_scan(s, rp, &w->need, &w->err);
+}
+
+/*
+ * The orders of every rank, and what ring each needs; the first failure
+ * and the worst need are taken in rank order, whatever thread ran which.
+ */
+static int load_orders(struct trial_pool *pool, struct cgs_ring_need *need,
+		       struct cgs_ring_need *all, struct cgs_error *err)
+{
+	uint32_t r, n = pool->s->n_ranks;
+
+	pool->orders = calloc(n, sizeof(*pool->orders));
+	if (!pool->orders)
+		return cgs_error_set(err, CGS_E_NOMEM,
+				     "out of memory for the orders of %u ranks",
+				     n);
+	pool_run(pool, run_rank_orders, n, 0);
+	for (r = 0; r < n; r++) {
+		if (pool->orders[r].rc) {
+			if (err && err->code == 0)
+				*err = pool->orders[r].err;
+			return pool->orders[r].rc;
+		}
+		need[r] = pool->orders[r].need;
+		cgs_ring_need_merge(all, &need[r]);
+	}
+	return 0;
+}
+
+/* List the (rank, ring) trials: rank by rank, ring by ring. */
+static int list_trials(const struct cgs_schedule *s,
+		       const struct cgs_plan_options *opt, struct cgs_plan *p,
+		       const struct cgs_ring_need *need,
+		       const struct cgs_ring_need *all,
+		       struct trial_pool *pool, struct cgs_error *err)
+{
+	uint32_t *lo = calloc(s->n_ranks, sizeof(*lo));
+	uint32_t *hi = calloc(s->n_ranks, sizeof(*hi));
+	uint64_t n = 0;
+	uint32_t r, S, i = 0;
+	int rc = 0;
+
+	if (!lo || !hi) {
+		rc = cgs_error_set(err, CGS_E_NOMEM,
+				   "out of memory for the ring search");
+		goto out;
+	}
+	for (r = 0; r < s->n_ranks; r++) {
+		rc = cgs_ring_range(s, opt, all, p->per_rank ? &need[r] : NULL,
+				    &lo[r], &hi[r], err);
+		if (rc)
+			goto out;
+		n += (uint64_t)hi[r] - lo[r] + 1;
+	}
+	if (n > UINT32_MAX / 2) {
+		rc = cgs_error_at(err, CGS_E_LIMIT, s->path, 0, 0,
+				  "the ring search would plan %llu rings",
+				  (unsigned long long)n);
+		goto out;
+	}
+	pool->work = calloc(n, sizeof(*pool->work));
+	if (!pool->work) {
+		rc = cgs_error_set(err, CGS_E_NOMEM,
+				   "out of memory for the ring search");
+		goto out;
+	}
+	pool->n_work = (uint32_t)n;
+	for (r = 0; r < s->n_ranks; r++) {
+		for (S = lo[r]; S <= hi[r]; S++) {
+			struct trial_work *t = &pool->work[i++];
+
+			t->rank_index = r;
+			t->plan = (struct cgs_rank_plan){
+				.rank = p->ranks[r].rank, .slots = S,
+				.n_reachable = p->ranks[r].n_reachable,
+				.reachable = p->ranks[r].reachable,
+				.order_start = p->ranks[r].order_start,
+				.order_entries = p->ranks[r].order_entries,
+			};
+			if (S == hi[r])
+				break;   /* hi may be UINT32_MAX */
+		}
+	}
+out:
+	free(lo);
+	free(hi);
+	return rc;
+}
+
+/*
+ * Keep the fewest bytes, ties by fewer graphs (the smaller ring): per
+ * rank, or summed over the ranks when all share one ring.
+ */
+static void choose_trials(struct cgs_plan *p, struct trial_pool *pool,
+			  uint32_t *chosen)
+{
+	uint32_t i, r, per, j, best = 0;
+	uint64_t best_bytes = UINT64_MAX;
+
+	if (p->per_rank) {
+		for (r = 0; r < p->n_ranks; r++)
+			chosen[r] = UINT32_MAX;
+		for (i = 0; i < pool->n_work; i++) {
+			const struct cgs_rank_plan *tp = &pool->work[i].plan;
+			uint32_t *c = &chosen[pool->work[i].rank_index];
+
+			if (*c == UINT32_MAX ||
+			    tp->bytes < pool->work[*c].plan.bytes)
+				*c = i;
+		}
+		return;
+	}
+	/* every rank lists the same rings: rank r's trial j is ring lo + j */
+	per = pool->n_work / p->n_ranks;
+	for (j = 0; j < per; j++) {
+		uint64_t sum = 0;
+
+		for (r = 0; r < p->n_ranks; r++)
+			sum += pool->work[r * per + j].plan.bytes;
+		if (sum < best_bytes) {
+			best_bytes = sum;
+			best = j;
+		}
+	}
+	for (r = 0; r < p->n_ranks; r++)
+		chosen[r] = r * per + best;
+}
+
+/* Record every trial and move the chosen ones into the plan. */
+static int keep_trials(struct cgs_plan *p, struct trial_pool *pool,
+		       struct cgs_error *err)
+{
+	uint32_t *chosen = calloc(p->n_ranks, sizeof(*chosen)), i, r;
+
+	p->trials = calloc(pool->n_work, sizeof(*p->trials));
+	if (!chosen || !p->trials) {
+		free(chosen);
+		return cgs_error_set(err, CGS_E_NOMEM,
+				     "out of memory for the ring search");
+	}
+	choose_trials(p, pool, chosen);
+	p->n_trials = pool->n_work;
+	for (i = 0; i < pool->n_work; i++) {
+		const struct cgs_rank_plan *tp = &pool->work[i].plan;
+
+		p->trials[i] = (struct cgs_ring_trial){
+			.rank = tp->rank, .slots = tp->slots,
+			.graphs = tp->n_graphs, .bytes = tp->bytes,
+			.bytes_colour_arenas = tp->bytes_colour_arenas,
+			.lower_bound_bytes = tp->lower_bound_bytes,
+		};
+	}
+	p->slots = 0;
+	for (r = 0; r < p->n_ranks; r++) {
+		struct cgs_rank_plan *rp = &p->ranks[r];
+
+		p->trials[chosen[r]].chosen = 1;
+		/* the rank keeps its orders; the trial only borrowed them */
+		*rp = pool->work[chosen[r]].plan;
+		memset(&pool->work[chosen[r]].plan, 0,
+		       sizeof(pool->work[chosen[r]].plan));
+		if (rp->slots > p->slots)
+			p->slots = rp->slots;
+	}
+	free(chosen);
+	return 0;
+}
+
+static void trials_release(struct trial_pool *pool)
+{
+	uint32_t i;
+
+	for (i = 0; i < pool->n_work; i++)
+		rank_outputs_release(&pool->work[i].plan);
+	free(pool->work);
+	pool->work = NULL;
+	pool->n_work = 0;
+}
+
 int cgs_plan_create(const struct cgs_schedule *s,
 		    const struct cgs_plan_options *opt, struct cgs_plan **out,
 		    struct cgs_error *err)
 {
 	struct cgs_plan_options defaults;
-	struct cgs_ring_need need = {0};
+	struct cgs_ring_need all = {0}, *need = NULL;
+	struct trial_pool pool = {0};
 	struct cgs_plan *p;
-	uint32_t r, c;
+	uint32_t c, i;
 	uint64_t align;
-	int rc = 0;
+	int rc = 0, have_lock = 0;
 
 	if (out)
 		*out = NULL;
@@ -286,9 +608,11 @@ int cgs_plan_create(const struct cgs_schedule *s,
 	if (!p)
 		return cgs_error_set(err, CGS_E_NOMEM, "out of memory for the plan");
 	p->schedule = s;
+	p->per_rank = opt->per_rank || s->slots_per_rank;
 	p->layer_base = calloc((size_t)s->vpp + 1, sizeof(*p->layer_base));
 	p->ranks = calloc(s->n_ranks, sizeof(*p->ranks));
-	if (!p->layer_base || !p->ranks) {
+	need = calloc(s->n_ranks, sizeof(*need));
+	if (!p->layer_base || !p->ranks || !need) {
 		rc = cgs_error_set(err, CGS_E_NOMEM,
 				   "out of memory for the plan of %u ranks",
 				   s->n_ranks);
@@ -297,49 +621,49 @@ int cgs_plan_create(const struct cgs_schedule *s,
 	for (c = 0; c < s->vpp; c++)
 		p->layer_base[c + 1] = p->layer_base[c] + s->layers[c];
 	p->n_ranks = s->n_ranks;
-	for (r = 0; r < s->n_ranks; r++) {
-		struct cgs_rank_plan *rp = &p->ranks[r];
-		struct cgs_rank_orders ro;
-
-		rc = cgs_rank_orders_init(&ro, s, s->ranks[r], err);
-		if (rc)
-			goto fail;
-		rp->rank = ro.rank;
-		rp->n_reachable = ro.n_reachable;
-		rp->reachable = ro.reachable;
-		rp->order_start = ro.order_start;
-		rp->order_entries = ro.entries;
-		if (rp->n_reachable == 0) {
-			rc = cgs_error_set(err, CGS_E_PLAN,
-				"rank %u has no reachable microbatch count",
-				rp->rank);
-			goto fail;
-		}
-		rc = cgs_ring_scan(s, rp, &need, err);
-		if (rc)
-			goto fail;
+	pool.s = s;
+	pool.opt = opt;
+	pool.p = p;
+	pool.align = align;
+	if (pthread_mutex_init(&pool.lock, NULL)) {
+		rc = cgs_error_set(err, CGS_E_NOMEM,
+				   "cannot create the planner's lock");
+		goto fail;
 	}
-	rc = cgs_ring_choose(s, &need, &p->slots, err);
+	have_lock = 1;
+	rc = load_orders(&pool, need, &all, err);
+	if (rc == 0)
+		rc = cgs_ring_choose(s, &all, &p->smallest_slots, err);
+	if (rc == 0)
+		rc = list_trials(s, opt, p, need, &all, &pool, err);
 	if (rc)
 		goto fail;
-	for (r = 0; r < s->n_ranks; r++) {
-		struct cgs_rank_work x = {
-			.s = s, .opt = opt, .rp = &p->ranks[r],
-			.layer_base = p->layer_base, .slots = p->slots,
-			.chunks = s->vpp, .layers_total = p->layer_base[s->vpp],
-			.align = align,
-		};
-
-		rc = plan_rank(&x, err);
-		rank_work_release(&x);
-		if (rc)
+	pool_run(&pool, run_trial, pool.n_work, 1);
+	pthread_mutex_destroy(&pool.lock);
+	have_lock = 0;
+	/* the first failed trial in list order: the same for any threads */
+	for (i = 0; i < pool.n_work; i++) {
+		if (pool.work[i].rc) {
+			rc = pool.work[i].rc;
+			if (err && err->code == 0)
+				*err = pool.work[i].err;
 			goto fail;
-		if (opt->progress)
-			opt->progress(opt->progress_user, r + 1, s->n_ranks);
+		}
 	}
+	rc = keep_trials(p, &pool, err);
+	if (rc)
+		goto fail;
+	trials_release(&pool);
+	free(pool.orders);
+	free(need);
 	*out = p;
 	return 0;
 fail:
+	if (have_lock)
+		pthread_mutex_destroy(&pool.lock);
+	trials_release(&pool);
+	free(pool.orders);
+	free(need);
 	cgs_plan_destroy(&p);
 	return rc;
 }
@@ -372,6 +696,7 @@ void cgs_plan_destroy(struct cgs_plan **pp)
 		cgs_rank_plan_release(&p->ranks[r]);
 	free(p->ranks);
 	free(p->layer_base);
+	free(p->trials);
 	free(p);
 	*pp = NULL;
 }

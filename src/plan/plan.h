@@ -58,6 +58,7 @@ struct cgs_role_stats {
 
 struct cgs_rank_plan {
 	uint32_t rank;
+	uint32_t slots;          /* this rank's ring S */
 
 	/* Reachable microbatch counts, ascending, and their orders. */
 	uint32_t n_reachable;
@@ -102,12 +103,32 @@ struct cgs_rank_plan {
 	uint32_t *capture;
 };
 
+/* One ring tried for one rank, as the ring search saw it. */
+struct cgs_ring_trial {
+	uint32_t rank;
+	uint32_t slots;               /* S tried */
+	uint32_t graphs;              /* graphs to capture with it */
+	uint64_t bytes;               /* the plan's arena bytes */
+	uint64_t bytes_colour_arenas; /* upstream's layout of that colouring */
+	uint64_t lower_bound_bytes;   /* the same for every ring */
+	int chosen;                   /* the ring the plan took */
+};
+
 struct cgs_plan {
 	const struct cgs_schedule *schedule; /* borrowed; outlives the plan */
-	uint32_t slots;                      /* S, shared by all ranks */
+	/*
+	 * S when every rank has the same ring (ranks[r].slots), else the
+	 * largest; per_rank tells which.
+	 */
+	uint32_t slots;
 	uint32_t *layer_base;                /* vpp + 1 prefix sums */
 	uint32_t n_ranks;
 	struct cgs_rank_plan *ranks;         /* in schedule->ranks order */
+	int per_rank;                        /* each rank chose its ring */
+	uint32_t smallest_slots;             /* the smallest safe shared ring */
+	/* every ring planned, by rank then S (one per rank without search) */
+	uint32_t n_trials;
+	struct cgs_ring_trial *trials;
 };
 
 /*
@@ -118,6 +139,8 @@ struct cgs_plan {
 
 /* Default search budget: enough to settle small graphs exactly. */
 #define CGS_PLAN_DEFAULT_COLOUR_BUDGET 20000
+/* Default packing-engine budget per frame kind, rank and ring. */
+#define CGS_PLAN_DEFAULT_PACK_BUDGET 20000
 
 struct cgs_plan_options {
 	/*
@@ -125,6 +148,12 @@ struct cgs_plan_options {
 	 * spent separately by each search on each rank and frame kind.
 	 */
 	uint64_t colour_budget;
+	/*
+	 * Search nodes the packing engine (dsa.h) may spend on each frame
+	 * kind of each rank and ring where first-fit stays above the lower
+	 * bound; 0 leaves first-fit's layout.
+	 */
+	uint64_t pack_budget;
 	/* Most saved frames on one rank (limit `frames`); 0: no limit. */
 	uint64_t max_frames;
 	/*
@@ -134,13 +163,26 @@ struct cgs_plan_options {
 	 */
 	void (*progress)(void *user, uint32_t done, uint32_t total);
 	void *progress_user;
+	/*
+	 * Ring search: plan every ring from the smallest safe one up to
+	 * max_slots and keep the fewest bytes (ties: fewer graphs).  0 takes
+	 * the schedule's slots.max; with explore and no maximum, the search
+	 * goes up to twice the smallest ring.  per_rank (or the schedule's
+	 * slots.per_rank) lets each rank choose its own ring.
+	 */
+	uint32_t max_slots;
+	int per_rank;
+	int explore;
+	/* Threads planning ranks and rings; 0 or 1: the caller's only. */
+	uint32_t threads;
 };
 
 void cgs_plan_options_init(struct cgs_plan_options *o);
 
 /*
  * Plan every rank of a validated schedule; opt may be NULL for defaults.
- * The ring is the smallest safe one unless the schedule asks for `slots`.
+ * The ring is the smallest safe one unless the schedule asks for `slots`
+ * or a search (above).  The plan is the same whatever opt->threads.
  * A ring longer than the largest reachable microbatch count is accepted:
  * its last slots are never live, so their frames conflict with nothing,
  * and their graphs come last in the capture sequence.

@@ -137,14 +137,16 @@ int cgs_ring_choose(const struct cgs_schedule *s,
 		return 0;
 	}
 	if (s->slots < need->in_flight)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, 0, 0,
+		return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
 			"slots: %u: slot period shorter than liveness: rank %u "
 			"with %u microbatches has %u microbatches of chunk %u "
 			"in flight; accepted: %u or more",
 			s->slots, need->rank, need->microbatches,
 			need->in_flight, need->chunk + 1, smallest);
 	if (s->slots < smallest)
-		return cgs_error_at(err, CGS_E_PLAN, s->path, 0, 0,
+		return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
 			"slots: %u: slot period shorter than liveness: rank %u "
 			"with %u microbatches runs two consecutive backwards "
 			"of chunk %u (entry %llu), which would share one "
@@ -153,5 +155,68 @@ int cgs_ring_choose(const struct cgs_schedule *s,
 			need->twin_chunk + 1,
 			(unsigned long long)need->twin_index, smallest);
 	*slots = s->slots;
+	return 0;
+}
+
+uint32_t cgs_ring_smallest(const struct cgs_ring_need *need)
+{
+	uint32_t smallest = need->in_flight ? need->in_flight : 1;
+
+	if (need->twin_backward && smallest < 2)
+		smallest = 2;
+	return smallest;
+}
+
+void cgs_ring_need_merge(struct cgs_ring_need *all,
+			 const struct cgs_ring_need *one)
+{
+	if (one->in_flight > all->in_flight) {
+		all->in_flight = one->in_flight;
+		all->rank = one->rank;
+		all->microbatches = one->microbatches;
+		all->chunk = one->chunk;
+	}
+	if (one->twin_backward && !all->twin_backward) {
+		all->twin_backward = 1;
+		all->twin_rank = one->twin_rank;
+		all->twin_microbatches = one->twin_microbatches;
+		all->twin_chunk = one->twin_chunk;
+		all->twin_index = one->twin_index;
+	}
+}
+
+int cgs_ring_range(const struct cgs_schedule *s,
+		   const struct cgs_plan_options *opt,
+		   const struct cgs_ring_need *all,
+		   const struct cgs_ring_need *rank, uint32_t *lo,
+		   uint32_t *hi, struct cgs_error *err)
+{
+	const struct cgs_ring_need *need = rank ? rank : all;
+	uint32_t max = opt->max_slots ? opt->max_slots : s->slots_max, shared;
+	int rc = cgs_ring_choose(s, all, lo, err);
+
+	if (rc)
+		return rc;
+	shared = *lo;
+	if (s->slots == 0)
+		*lo = cgs_ring_smallest(need);
+	if (max == 0 && opt->explore)
+		max = shared > UINT32_MAX / 2 ? UINT32_MAX : 2 * shared;
+	/* a rank of its own never takes more bytes than the shared ring */
+	if (max == 0 && rank)
+		max = shared;
+	if (max && max < *lo) {
+		if (rank)
+			return cgs_error_at(err, CGS_E_PLAN, s->path,
+				s->slots_pos.line, s->slots_pos.column,
+				"slots.max %u: shorter than the smallest ring "
+				"safe for rank %u; accepted: %u or more",
+				max, need->rank, *lo);
+		return cgs_error_at(err, CGS_E_PLAN, s->path,
+			s->slots_pos.line, s->slots_pos.column,
+			"slots.max %u: shorter than the smallest ring safe "
+			"for every rank; accepted: %u or more", max, *lo);
+	}
+	*hi = max ? max : *lo;
 	return 0;
 }

@@ -90,6 +90,21 @@ int cgs_ring_choose(const struct cgs_schedule *s,
 		    const struct cgs_ring_need *need, uint32_t *slots,
 		    struct cgs_error *err);
 
+/* The smallest ring safe for `need`: in flight, and 2 for twin backwards. */
+uint32_t cgs_ring_smallest(const struct cgs_ring_need *need);
+/* Fold one rank's need into all ranks' (the first worst rank is named). */
+void cgs_ring_need_merge(struct cgs_ring_need *all,
+			 const struct cgs_ring_need *one);
+/*
+ * The rings [*lo, *hi] to plan: for one rank when `rank` is its own need
+ * (rings per rank), else for every rank (rank NULL).
+ */
+int cgs_ring_range(const struct cgs_schedule *s,
+		   const struct cgs_plan_options *opt,
+		   const struct cgs_ring_need *all,
+		   const struct cgs_ring_need *rank, uint32_t *lo,
+		   uint32_t *hi, struct cgs_error *err);
+
 /* liveness.c: fills the conflict graphs, births and lower bounds. */
 int cgs_liveness(struct cgs_rank_work *x, struct cgs_error *err);
 

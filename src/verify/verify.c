@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/checked.h"
 #include "common/error.h"
 
 /* One range of one frame for one variant, as the sweeps see it. */
@@ -118,7 +119,7 @@ static int report_overlap(struct verifier *v, const char *where,
 static int check_shape(const struct cgs_verify_rank *vr,
 		       struct cgs_error *err)
 {
-	uint64_t total = 0;
+	uint64_t total = 0, want = 0, pieces;
 	uint32_t c;
 
 	if (!vr || !vr->layers || vr->slots == 0 || vr->vpp == 0 ||
@@ -141,15 +142,16 @@ static int check_shape(const struct cgs_verify_rank *vr,
 				" has no layers", vr->rank, c);
 		total += vr->layers[c];
 	}
-	if (total * vr->slots != vr->n_saved)
+	if (cgs_mul_u64(total, vr->slots, &want) || want != vr->n_saved)
 		return cgs_error_set(err, CGS_E_ARG,
 			"rank %" PRIu32 ": %" PRIu32 " saved frames, expected "
 			"%" PRIu64 " (S %" PRIu32 " times %" PRIu64 " layers)",
-			vr->rank, vr->n_saved, total * vr->slots, vr->slots,
-			total);
-	/* Piece indices are 32-bit. */
-	if ((uint64_t)vr->n_saved * ((uint64_t)vr->n_variants * 4 + 1) +
-	    (uint64_t)vr->vpp * vr->slots > UINT32_MAX)
+			vr->rank, vr->n_saved, want, vr->slots, total);
+	/* Piece indices are 32-bit; each count below is 32-bit, so the
+	 * products fit in 64 bits and only the total is compared. */
+	pieces = (uint64_t)vr->n_saved * ((uint64_t)vr->n_variants * 4 + 1) +
+		 (uint64_t)vr->vpp * vr->slots;
+	if (pieces > UINT32_MAX)
 		return cgs_error_set(err, CGS_E_LIMIT,
 			"rank %" PRIu32 ": %" PRIu32 " saved frames times %"
 			PRIu32 " variants is more than the verifier handles",
@@ -233,7 +235,7 @@ static int outside_extent(struct verifier *v, const struct piece *p)
 	struct piece whole = *p;
 
 	if (!e || (p->arena == e->arena && p->start >= e->offset &&
-		   p->end <= e->offset + e->bytes))
+		   p->end - e->offset <= e->bytes))
 		return 0;
 	whole.variant = CGS_VERIFY_EXTENT;
 	describe_piece(v, p, desc, sizeof(desc));
@@ -268,7 +270,8 @@ static int build_pieces(struct verifier *v)
 {
 	const struct cgs_verify_rank *vr = v->vr;
 	uint32_t S = vr->slots, ms = vr->vpp * S;
-	uint64_t cap = (uint64_t)vr->n_saved * (vr->n_variants * 4 + 1) + ms;
+	uint64_t cap = (uint64_t)vr->n_saved * ((uint64_t)vr->n_variants * 4 + 1) +
+		       ms;
 	uint32_t g, c, s, l, var, r, n = 0;
 	int rc;
 

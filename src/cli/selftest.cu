@@ -4,7 +4,7 @@
 
 #include <cuda_runtime.h>
 
-#include "runtime/selftest.h"
+#include "cli/selftest.h"
 
 namespace {
 

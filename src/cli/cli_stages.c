@@ -1,0 +1,76 @@
+/*
+ * Command-line pieces that reach into the compiler's stages: the --limit
+ * option (input) and planner progress (plan).  Apart from cli.c so that
+ * the runtime-only cgslot links no compiler stage.
+ */
+#include "cli/cli.h"
+
+#include <stdio.h>
+#include <unistd.h>
+
+#include "common/error.h"
+#include "input/limits.h"
+#include "plan/plan.h"
+
+int cgs_cli_limit_option(const char *cmd, struct cgs_limits *limits,
+			 const char *arg)
+{
+	struct cgs_error err = {0};
+
+	if (cgs_limits_set(limits, arg, &err) != 0)
+		return cgs_cli_usage_error(cmd, "%s", err.message);
+	return 0;
+}
+
+/* Show progress only once planning has taken this long (seconds). */
+#define PROGRESS_DELAY 1.0
+
+struct progress {
+	double start;
+	int tty;       /* stderr is a terminal: redraw one line */
+	int shown;     /* a progress line is on the screen */
+};
+
+static struct progress progress_state;
+
+static void print_progress(void *user, uint32_t done, uint32_t total)
+{
+	struct progress *pr = user;
+	double spent = cgs_cli_seconds() - pr->start;
+
+	if (done >= total) {
+		/* Clear the line for what follows. */
+		if (pr->shown)
+			fputs("\r\033[K", stderr);
+		pr->shown = 0;
+		cgs_cli_note("planning done: %u ranks and rings in %.2f s", total,
+			     spent);
+		fflush(stderr);
+		return;
+	}
+	if (!pr->tty || spent < PROGRESS_DELAY)
+		return;
+	/* \r redraws the line in place. */
+	fprintf(stderr, "\rcgslot: planned %u of %u ranks and rings (%.0f s)",
+		done, total, spent);
+	fflush(stderr);
+	pr->shown = 1;
+}
+
+unsigned cgs_cli_default_jobs(void)
+{
+	long n = sysconf(_SC_NPROCESSORS_ONLN);
+
+	return n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
+}
+
+void cgs_cli_progress_options(struct cgs_plan_options *opt)
+{
+	progress_state.start = cgs_cli_seconds();
+	progress_state.tty = cgs_cli_verbosity >= 0 && isatty(STDERR_FILENO);
+	progress_state.shown = 0;
+	if (progress_state.tty || cgs_cli_verbosity > 0) {
+		opt->progress = print_progress;
+		opt->progress_user = &progress_state;
+	}
+}
