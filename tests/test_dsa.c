@@ -255,6 +255,8 @@ END_TEST
 START_TEST(graph_larger_valid)
 {
 	enum { N = 300 };
+	/* A small budget: the bound is rarely reachable here. */
+	struct cgs_dsa_options opt = {.node_budget = 20000};
 	struct cgs_graph g;
 	struct cgs_dsa_result res;
 	static uint64_t size[N], align[N], off[N];
@@ -273,8 +275,10 @@ START_TEST(graph_larger_valid)
 					cgs_bit_set(cgs_graph_row(&g, i), j);
 					cgs_bit_set(cgs_graph_row(&g, j), i);
 				}
-		ck_assert_int_eq(cgs_dsa_pack_graph(&g, size, align, NULL, off,
+		ck_assert_int_eq(cgs_dsa_pack_graph(&g, size, align, &opt, off,
 						    &res), 0);
+		/* The budget, plus the greedy's four dives. */
+		ck_assert_uint_le(res.nodes, opt.node_budget + 4 * (64 * N + 1024));
 		for (i = 0; i < N; i++) {
 			ck_assert_uint_eq(off[i] % align[i], 0);
 			ck_assert_uint_le(off[i] + size[i], res.height);
@@ -286,6 +290,46 @@ START_TEST(graph_larger_valid)
 		ck_assert_uint_ge(res.height, res.lower_bound);
 		cgs_graph_release(&g);
 	}
+}
+END_TEST
+
+/* Past CGS_DSA_SEARCH_MAX buffers only the greedy runs: still valid. */
+START_TEST(graph_beyond_search)
+{
+	enum { N = CGS_DSA_SEARCH_MAX + 100 };
+	struct cgs_graph g;
+	struct cgs_dsa_result res;
+	uint64_t *size = malloc(N * sizeof(*size));
+	uint64_t *off = malloc(N * sizeof(*off));
+	unsigned i, j;
+
+	ck_assert(size && off);
+	rng_state = 1234;
+	ck_assert_int_eq(cgs_graph_init(&g, N), 0);
+	for (i = 0; i < N; i++) {
+		size[i] = 1 + below(1000);
+		for (j = 0; j < 8; j++) {
+			unsigned u = (unsigned)below(N);
+
+			if (u != i) {
+				cgs_bit_set(cgs_graph_row(&g, i), u);
+				cgs_bit_set(cgs_graph_row(&g, u), i);
+			}
+		}
+	}
+	ck_assert_int_eq(cgs_dsa_pack_graph(&g, size, NULL, NULL, off, &res), 0);
+	ck_assert_uint_eq(res.nodes, 0);
+	for (i = 0; i < N; i++) {
+		ck_assert_uint_le(off[i] + size[i], res.height);
+		for (j = 0; j < N; j++)
+			if (cgs_graph_edge(&g, i, j))
+				ck_assert(off[i] + size[i] <= off[j] ||
+					  off[j] + size[j] <= off[i]);
+	}
+	ck_assert_uint_ge(res.height, res.lower_bound);
+	cgs_graph_release(&g);
+	free(size);
+	free(off);
 }
 END_TEST
 
@@ -332,6 +376,7 @@ static Suite *dsa_suite(void)
 	tcase_add_test(tc, graph_optimal_on_small);
 	tcase_add_test(tc, graph_odd_cycle);
 	tcase_add_test(tc, graph_larger_valid);
+	tcase_add_test(tc, graph_beyond_search);
 	tcase_add_test(tc, bad_arguments);
 	suite_add_tcase(s, tc);
 	return s;

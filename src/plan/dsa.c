@@ -19,8 +19,8 @@
 
 #define NONE UINT32_MAX
 #define CLIQUE_TAG 0x80000000u /* a trail entry for a clique's top */
-/* Candidates kept per search node, best first. */
-#define WIDTH 12
+/* Candidates kept per search node, best first (at most). */
+#define WIDTH 256
 /* Priorities tried per target height. */
 #define N_PRIORITIES 4
 #define PAIR_MAX (1u << 25)
@@ -219,6 +219,9 @@ struct search {
 	size_t *log_mark;   /* trail length before each */
 	uint32_t log_n;
 	uint32_t *cuts;     /* unplaced buffers crossing each clique boundary */
+	uint32_t width;     /* candidates per node: min(n, WIDTH) */
+	uint32_t *cand;     /* per placement depth: width candidates */
+	uint64_t *cand_e;   /* and their offsets */
 	uint32_t *all;      /* 0..n-1 */
 	uint64_t spent, budget;
 	int exhausted;      /* the last run searched its whole tree */
@@ -244,6 +247,8 @@ static void search_release(struct search *s)
 	free(s->log_mark);
 	free(s->cuts);
 	free(s->all);
+	free(s->cand);
+	free(s->cand_e);
 	memset(s, 0, sizeof(*s));
 }
 
@@ -269,9 +274,13 @@ static int search_init(struct search *s, const struct problem *p)
 	s->log_mark = calloc(n + 1, sizeof(*s->log_mark));
 	s->cuts = calloc(nk + 1, sizeof(*s->cuts));
 	s->all = calloc(n + 1, sizeof(*s->all));
+	s->width = n < WIDTH ? (uint32_t)n + 1 : WIDTH;
+	s->cand = malloc((n + 1) * s->width * sizeof(*s->cand));
+	s->cand_e = malloc((n + 1) * s->width * sizeof(*s->cand_e));
 	if (!s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
 	    !s->rem || !s->trail_idx || !s->trail_old || !s->pre || !s->suf ||
-	    !s->log_v || !s->log_mark || !s->cuts || !s->all) {
+	    !s->log_v || !s->log_mark || !s->cuts || !s->all || !s->cand ||
+	    !s->cand_e) {
 		search_release(s);
 		return CGS_E_NOMEM;
 	}
@@ -480,8 +489,11 @@ static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
 		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last)
 {
 	const struct problem *p = s->p;
-	uint64_t min_height = UINT64_MAX, gmax = 0, ce[WIDTH];
-	uint32_t cand[WIDTH], v, i, j, kk, left = 0;
+	/* Every active call entered at its own placement depth. */
+	uint32_t *cand = s->cand + (size_t)s->log_n * s->width;
+	uint64_t *ce = s->cand_e + (size_t)s->log_n * s->width;
+	uint64_t min_height = UINT64_MAX, gmax = 0;
+	uint32_t v, i, j, kk, left = 0, width = s->width;
 	unsigned nc = 0, at;
 
 	for (i = 0; i < nm; i++) {
@@ -560,10 +572,10 @@ static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
 		} else if (e + gmax > s->cap && !graph_level_fits(s, v, e)) {
 			continue;
 		}
-		if (nc == WIDTH) {
-			uint64_t we = ce[WIDTH - 1];
+		if (nc == width) {
+			uint64_t we = ce[width - 1];
 
-			if (e > we || (e == we && r > s->rank[cand[WIDTH - 1]]))
+			if (e > we || (e == we && r > s->rank[cand[width - 1]]))
 				continue;
 			nc--;
 		}
@@ -1720,15 +1732,21 @@ int cgs_dsa_pack_graph(const struct cgs_graph *g, const uint64_t *size,
 		}
 		for (r = 0; r < N_PRIORITIES && rc == 0; r++) {
 			uint64_t h;
+			int dive;
 
 			rc = graph_first_fit(&p, p.rank[r], trial);
 			if (rc == 0 && (h = height_of(n, size, trial)) < best) {
 				best = h;
 				memcpy(offset, trial, (size_t)n * sizeof(*trial));
 			}
+			if (rc || n > CGS_DSA_SEARCH_MAX)
+				continue;
 			search_reset(&s, p.rank[r], (uint64_t)INT64_MAX);
-			if (rc == 0 && search_run(&s, 64 * (uint64_t)n + 1024) > 0 &&
-			    (h = height_of(n, size, s.off)) < best) {
+			dive = search_run(&s, 64 * (uint64_t)n + 1024);
+			if (dive < 0)
+				rc = CGS_E_NOMEM;
+			else if (dive > 0 &&
+				 (h = height_of(n, size, s.off)) < best) {
 				best = h;
 				memcpy(offset, s.off, (size_t)n * sizeof(*trial));
 			}
@@ -1739,7 +1757,8 @@ int cgs_dsa_pack_graph(const struct cgs_graph *g, const uint64_t *size,
 		if (rc)
 			goto release;
 	}
-	if (best > bound && !(opt && opt->capacity && best <= opt->capacity))
+	if (best > bound && n <= CGS_DSA_SEARCH_MAX &&
+	    !(opt && opt->capacity && best <= opt->capacity))
 		rc = search_improve(&p, bound, opt, start, offset, &best,
 				    &nodes);
 	fill_result(res, best, bound, nodes);

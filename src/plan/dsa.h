@@ -50,7 +50,10 @@
 
 #include "plan/graph.h"
 
-/* Above this many buffers (or 2^25 conflict pairs) only the greedy runs. */
+/*
+ * Above this many buffers (or, for intervals, 2^25 conflict pairs) only
+ * the greedy runs.
+ */
 #define CGS_DSA_SEARCH_MAX 2000u
 
 struct cgs_dsa_options {
@@ -61,7 +64,10 @@ struct cgs_dsa_options {
 	uint64_t capacity;
 	/* A lower bound the caller knows (e.g. a max-weight clique); 0: none. */
 	uint64_t lower;
-	/* Search nodes in all; 0: CGS_DSA_DEFAULT_NODES. */
+	/*
+	 * Nodes of the improving search; 0: CGS_DSA_DEFAULT_NODES.  (The
+	 * graph greedy's dives come on top, at most 4 * (64 n + 1024).)
+	 */
 	uint64_t node_budget;
 	/* Seconds of search at most; 0: no clock limit (deterministic). */
 	double time_limit;
