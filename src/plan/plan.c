@@ -302,6 +302,8 @@ static void rank_outputs_release(struct cgs_rank_plan *rp)
 	free(rp->user_grad_layers);
 	free(rp->arenas);
 	free(rp->capture);
+	free(rp->slot_map);
+	rp->slot_map = NULL;
 	rp->saved = rp->user_grad = NULL;
 	rp->saved_roles = rp->user_grad_layers = NULL;
 	rp->arenas = NULL;
@@ -681,6 +683,7 @@ void cgs_rank_plan_release(struct cgs_rank_plan *rp)
 	free(rp->user_grad_layers);
 	free(rp->arenas);
 	free(rp->capture);
+	free(rp->slot_map);
 	memset(rp, 0, sizeof(*rp));
 }
 

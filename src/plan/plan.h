@@ -59,6 +59,14 @@ struct cgs_role_stats {
 struct cgs_rank_plan {
 	uint32_t rank;
 	uint32_t slots;          /* this rank's ring S */
+	/*
+	 * Slot map: NULL when microbatch k of every count uses slot k mod S.
+	 * Otherwise n_reachable rows of reachable[n_reachable - 1] entries:
+	 * slot_map[i * reachable[n_reachable - 1] + k] is the slot of
+	 * microbatch k (0-based) when reachable[i] microbatches run; entries
+	 * at k >= reachable[i] are unused (0).
+	 */
+	uint32_t *slot_map;
 
 	/* Reachable microbatch counts, ascending, and their orders. */
 	uint32_t n_reachable;
