@@ -25,7 +25,21 @@ static int overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
 
 struct mb {
 	uint32_t chunk, k;
+	uint32_t slot;  /* the plan's slot map, or k mod S */
 };
+
+/*
+ * The slot microbatch k uses when the o-th reachable count runs: the
+ * plan's slot map (plan.h: one row of the largest count per count) or
+ * k mod S.  Out-of-ring slots are reported by the caller.
+ */
+static uint32_t slot_of(const struct cgs_rank_plan *rp, uint32_t o,
+			uint32_t k)
+{
+	if (!rp->slot_map)
+		return k % rp->slots;
+	return rp->slot_map[(uint64_t)o * rp->reachable[rp->n_reachable - 1] + k];
+}
 
 /* Layout facts of one rank that need no replay. */
 static int check_static(const struct cgs_schedule *s, const struct cgs_plan *p,
@@ -168,12 +182,13 @@ out:
 	return rc;
 }
 
+/* Saved frame (c, slot, l). */
 static const struct cgs_frame *saved_frame(const struct cgs_rank_plan *rp,
 					   const uint32_t *base, uint32_t S,
 					   const struct cgs_schedule *s,
 					   uint32_t c, uint32_t k, uint32_t l)
 {
-	return &rp->saved[base[c] * S + (k % S) * s->layers[c] + l];
+	return &rp->saved[base[c] * S + k * s->layers[c] + l];
 }
 
 /*
@@ -213,17 +228,23 @@ static int saved_clash(const struct cgs_schedule *s, const struct cgs_rank_plan 
 {
 	uint32_t l, m;
 
-	if (x.chunk == y.chunk && x.k % S == y.k % S && x.k != y.k) {
+	if (x.slot >= S) {
+		snprintf(msg, size, "rank %u: microbatch %u of chunk %u has "
+			 "slot %u, outside the ring of %u", rp->rank, x.k,
+			 x.chunk, x.slot, S);
+		return -1;
+	}
+	if (x.chunk == y.chunk && x.slot == y.slot && x.k != y.k) {
 		snprintf(msg, size, "rank %u: microbatches %u and %u of chunk %u "
 			 "are live together in slot %u", rp->rank, x.k, y.k,
-			 x.chunk, x.k % S);
+			 x.chunk, x.slot);
 		return -1;
 	}
 	for (l = 0; l < s->layers[x.chunk]; l++) {
-		const struct cgs_frame *a = saved_frame(rp, base, S, s, x.chunk, x.k, l);
+		const struct cgs_frame *a = saved_frame(rp, base, S, s, x.chunk, x.slot, l);
 
 		for (m = 0; m < s->layers[y.chunk]; m++) {
-			const struct cgs_frame *b = saved_frame(rp, base, S, s, y.chunk, y.k, m);
+			const struct cgs_frame *b = saved_frame(rp, base, S, s, y.chunk, y.slot, m);
 
 			if (a == b)
 				continue;
@@ -318,6 +339,7 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 			x.chunk = c;
 			if (id > 0) {
 				x.k = fwd[c]++;
+				x.slot = slot_of(rp, o, x.k);
 				if (saved_clash(s, rp, base, S, x, x, msg, size))
 					goto fail;
 				for (i = 0; i < n_live; i++)
@@ -326,12 +348,13 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 				live[n_live++] = x;
 				live_frames += s->layers[c];
 				for (l = 0; l < s->layers[c]; l++)
-					ws += saved_frame(rp, base, S, s, c, x.k, l)->bytes;
+					ws += saved_frame(rp, base, S, s, c, x.slot, l)->bytes;
 			} else {
 				const struct cgs_frame *ug;
 
 				x.k = bwd[c]++;
-				ug = &rp->user_grad[c * S + x.k % S];
+				x.slot = slot_of(rp, o, x.k);
+				ug = &rp->user_grad[c * S + x.slot];
 				if (prev_ug == ug)
 					FAIL("rank %u, %u microbatches, entry %" PRIu64
 					     ": consecutive backwards share user-grad frame "
@@ -374,7 +397,7 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 				live[i] = live[--n_live];
 				live_frames -= s->layers[c];
 				for (l = 0; l < s->layers[c]; l++)
-					ws -= saved_frame(rp, base, S, s, c, x.k, l)->bytes;
+					ws -= saved_frame(rp, base, S, s, c, x.slot, l)->bytes;
 			}
 		}
 	}

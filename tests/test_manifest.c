@@ -502,7 +502,7 @@ START_TEST(round_trip)
 		ck_assert_uint_eq(st.bytes_colour_arenas, rp->bytes);
 	}
 	/* Graph index (v, f, d) = (v * n_saved + f) * 2 + d. */
-	cgs_manifest_graph_split(m, (1 * FX_SAVED + 4) * 2 + 1, &var, &fr, &dir);
+	cgs_manifest_graph_split(m, 0, (1 * FX_SAVED + 4) * 2 + 1, &var, &fr, &dir);
 	ck_assert_uint_eq(var, 1);
 	ck_assert_uint_eq(fr, 4);
 	ck_assert_uint_eq(dir, 1);

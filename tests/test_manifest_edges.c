@@ -215,11 +215,11 @@ START_TEST(accessors_out_of_range)
 	ck_assert_uint_eq(st.bytes, 0);
 	ck_assert_uint_gt(cgs_manifest_rank_stats(m, 1).bytes, 0);
 	/* Graph 2 * 12 + 2 * 5 + 1: variant 1, frame 5, backward. */
-	cgs_manifest_graph_split(m, 35, &v, &f, &d);
+	cgs_manifest_graph_split(m, 0, 35, &v, &f, &d);
 	ck_assert_uint_eq(v, 1);
 	ck_assert_uint_eq(f, 5);
 	ck_assert_uint_eq(d, 1);
-	cgs_manifest_graph_split(m, 35, NULL, NULL, NULL);
+	cgs_manifest_graph_split(m, 0, 35, NULL, NULL, NULL);
 	/* Lookups that fail say what is planned. */
 	ck_assert_int_eq(cgs_manifest_find_rank(m, 1, NULL, NULL), 0);
 	ck_assert_int_eq(cgs_manifest_find_rank(m, 1, &ri, NULL), 0);

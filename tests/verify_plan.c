@@ -22,13 +22,20 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 				 sizeof(*d->saved_frames));
 	d->user_grad_frames = malloc(((size_t)rp->n_user_grad + 1) *
 				     sizeof(*d->user_grad_frames));
+	d->slot_map_start = malloc(((size_t)rp->n_reachable + 1) *
+				   sizeof(*d->slot_map_start));
 	if (!d->arena_bytes || !d->variant_names || !d->saved ||
-	    !d->user_grad || !d->saved_frames || !d->user_grad_frames) {
+	    !d->user_grad || !d->saved_frames || !d->user_grad_frames ||
+	    !d->slot_map_start) {
 		cgs_verify_plan_rank_release(d);
 		return CGS_E_NOMEM;
 	}
 	for (a = 0; a < rp->n_arenas; a++)
 		d->arena_bytes[a] = rp->arenas[a].bytes;
+	/* plan.h: one row of the largest count's width per reachable count */
+	for (a = 0; a < rp->n_reachable; a++)
+		d->slot_map_start[a] = (uint64_t)a *
+				       rp->reachable[rp->n_reachable - 1];
 	for (v = 0; v < s->n_variants; v++)
 		d->variant_names[v] = s->variants[v].name;
 	for (f = 0; f < rp->n_saved; f++)
@@ -72,6 +79,8 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 		.reachable = rp->reachable,
 		.order_start = rp->order_start,
 		.order_entries = rp->order_entries,
+		.slot_map = rp->slot_map,
+		.slot_map_start = rp->slot_map ? d->slot_map_start : NULL,
 		.n_arenas = rp->n_arenas,
 		.arena_bytes = d->arena_bytes,
 		.alignment = s->alignment,
@@ -94,6 +103,7 @@ void cgs_verify_plan_rank_release(struct cgs_verify_plan_rank *d)
 	free(d->user_grad);
 	free(d->saved_frames);
 	free(d->user_grad_frames);
+	free(d->slot_map_start);
 	*d = (struct cgs_verify_plan_rank){0};
 }
 

@@ -18,6 +18,7 @@ struct cgs_verify_plan_rank {
 	struct cgs_verify_range *user_grad;
 	struct cgs_verify_range *saved_frames;      /* frame extents */
 	struct cgs_verify_range *user_grad_frames;
+	uint64_t *slot_map_start;     /* rows of the plan's slot map */
 };
 
 /*

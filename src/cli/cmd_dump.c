@@ -19,7 +19,7 @@
 static const char *const section_names[] = {
 	"", "meta", "strings", "variants", "ranks", "reachable", "orders",
 	"arenas", "saved_frames", "user_grad_frames", "saved_roles",
-	"user_grad_layers", "capture",
+	"user_grad_layers", "capture", "slot_maps",
 };
 
 static const char *section_name(uint32_t id)
@@ -80,6 +80,18 @@ static uint32_t stored_crc(const struct cgs_manifest *m)
 	return cgs_get_le32(b + len - 4);
 }
 
+/* Whether the ranks' rings differ (format 2 lets each rank take its own). */
+static int rings_differ(const struct cgs_manifest *m)
+{
+	uint32_t ri;
+
+	for (ri = 0; ri < cgs_manifest_info(m)->n_ranks; ri++)
+		if (cgs_manifest_rank_ring(m, ri).slots !=
+		    cgs_manifest_info(m)->slots)
+			return 1;
+	return 0;
+}
+
 /* ---- text --------------------------------------------------------- */
 
 static void text_header(const struct cgs_manifest *m)
@@ -100,8 +112,12 @@ static void text_header(const struct cgs_manifest *m)
 	for (c = 0; c < in->vpp; c++)
 		printf(" %u", cgs_manifest_chunk_layers(m, c));
 	printf(" (%u per rank)\n", in->layers_total);
-	printf("ring        %u slots; per rank %u saved frames, %u user-grad frames, %u graphs\n",
-	       in->slots, in->n_saved, in->n_user_grad, in->n_graphs);
+	if (rings_differ(m))
+		printf("ring        per rank, the largest %u slots; up to %u saved frames, %u user-grad frames, %u graphs\n",
+		       in->slots, in->n_saved, in->n_user_grad, in->n_graphs);
+	else
+		printf("ring        %u slots; per rank %u saved frames, %u user-grad frames, %u graphs\n",
+		       in->slots, in->n_saved, in->n_user_grad, in->n_graphs);
 	printf("alignment   %" PRIu64 "\n", in->alignment);
 	printf("\nvariants\n");
 	for (v = 0; v < in->n_variants; v++)
@@ -127,12 +143,25 @@ static void text_frame(const char *label, uint32_t i,
 
 static void text_rank(const struct cgs_manifest *m, uint32_t ri)
 {
-	const struct cgs_manifest_info *in = cgs_manifest_info(m);
+	const struct cgs_manifest_info *mi = cgs_manifest_info(m);
+	struct cgs_manifest_ring ring = cgs_manifest_rank_ring(m, ri);
+	const struct cgs_manifest_ring *in = &ring;
 	struct cgs_manifest_rank_stats st = cgs_manifest_rank_stats(m, ri);
 	uint32_t i, f, v, r, g, gv, gf, gd;
 	uint64_t k, n;
 
-	printf("\nrank %u\n  reachable  ", cgs_manifest_rank_id(m, ri));
+	printf("\nrank %u\n  ring        %u slots; %u saved frames, %u user-grad frames, %u graphs; %s\n",
+	       cgs_manifest_rank_id(m, ri), in->slots, in->n_saved,
+	       in->n_user_grad, in->n_graphs,
+	       in->slot_map ? "slots from the slot map" : "slot k mod S");
+	for (i = 0; in->slot_map && i < cgs_manifest_reachable_count(m, ri);
+	     i++) {
+		printf("  slots N=%u:", cgs_manifest_reachable(m, ri, i));
+		for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
+			printf(" %u", cgs_manifest_slot(m, ri, i, (uint32_t)k));
+		printf("\n");
+	}
+	printf("  reachable  ");
 	for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++)
 		printf(" %u", cgs_manifest_reachable(m, ri, i));
 	printf("\n");
@@ -170,7 +199,7 @@ static void text_rank(const struct cgs_manifest *m, uint32_t ri)
 	       "bytes");
 	for (f = 0; f < in->n_user_grad; f++)
 		text_frame("", f, cgs_manifest_user_grad_frame(m, ri, f));
-	for (v = 0; v < in->n_variants; v++) {
+	for (v = 0; v < mi->n_variants; v++) {
 		printf("  layout of variant %s (offset+bytes within the frame)\n"
 		       "    %-6s %23s %23s %23s %23s\n",
 		       cgs_manifest_variant_name(m, v), "f", "input", "output",
@@ -195,7 +224,7 @@ static void text_rank(const struct cgs_manifest *m, uint32_t ri)
 	       in->n_saved);
 	for (i = 0; i < cgs_manifest_capture_count(m, ri); i++) {
 		g = cgs_manifest_capture(m, ri, i);
-		cgs_manifest_graph_split(m, g, &gv, &gf, &gd);
+		cgs_manifest_graph_split(m, ri, g, &gv, &gf, &gd);
 		{
 			struct cgs_manifest_frame fr =
 				cgs_manifest_saved_frame(m, ri, gf);
@@ -236,15 +265,27 @@ static void json_role_stats(const char *key,
 
 static void json_rank(const struct cgs_manifest *m, uint32_t ri, int last)
 {
-	const struct cgs_manifest_info *in = cgs_manifest_info(m);
+	const struct cgs_manifest_info *mi = cgs_manifest_info(m);
+	struct cgs_manifest_ring ring = cgs_manifest_rank_ring(m, ri);
+	const struct cgs_manifest_ring *in = &ring;
 	struct cgs_manifest_rank_stats st = cgs_manifest_rank_stats(m, ri);
 	uint32_t i, n_reach = cgs_manifest_reachable_count(m, ri), f, v, r;
 	uint32_t n_arenas = cgs_manifest_arena_count(m, ri);
 	uint32_t n_cap = cgs_manifest_capture_count(m, ri);
 	uint64_t k, n;
 
-	printf("    {\n      \"rank\": %u,\n      \"orders\": [\n",
-	       cgs_manifest_rank_id(m, ri));
+	printf("    {\n      \"rank\": %u,\n      \"slots\": %u,\n      \"slot_map\": ",
+	       cgs_manifest_rank_id(m, ri), in->slots);
+	if (!in->slot_map)
+		printf("null");
+	for (i = 0; in->slot_map && i < n_reach; i++) {
+		printf(i ? ", [" : "[[");
+		for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
+			printf(k ? ", %u" : "%u",
+			       cgs_manifest_slot(m, ri, i, (uint32_t)k));
+		printf(i + 1 < n_reach ? "]" : "]]");
+	}
+	printf(",\n      \"orders\": [\n");
 	for (i = 0; i < n_reach; i++) {
 		printf("        {\"microbatches\": %u, \"entries\": [",
 		       cgs_manifest_reachable(m, ri, i));
@@ -277,7 +318,7 @@ static void json_rank(const struct cgs_manifest *m, uint32_t ri, int last)
 		json_frame(cgs_manifest_user_grad_frame(m, ri, f),
 			   f + 1 == in->n_user_grad);
 	printf("      ],\n      \"layouts\": [\n");
-	for (v = 0; v < in->n_variants; v++) {
+	for (v = 0; v < mi->n_variants; v++) {
 		printf("        {\"variant\": ");
 		json_string(cgs_manifest_variant_name(m, v));
 		printf(", \"frames\": [\n");
@@ -298,7 +339,7 @@ static void json_rank(const struct cgs_manifest *m, uint32_t ri, int last)
 			printf("\"user_grad\": [%" PRIu64 ", %" PRIu64 "]}%s\n",
 			       u.offset, u.bytes, f + 1 < in->n_saved ? "," : "");
 		}
-		printf("        ]}%s\n", v + 1 < in->n_variants ? "," : "");
+		printf("        ]}%s\n", v + 1 < mi->n_variants ? "," : "");
 	}
 	printf("      ],\n      \"capture\": [");
 	for (i = 0; i < n_cap; i++)

@@ -150,6 +150,7 @@ struct plot {
 	uint32_t ri;            /* rank index */
 	uint32_t ci;            /* index of the microbatch count */
 	uint32_t n;             /* the microbatch count */
+	uint32_t slots;         /* the rank's ring S */
 	uint8_t *show;          /* n_variants flags: variants drawn */
 	uint32_t n_show;
 
@@ -168,11 +169,12 @@ struct plot {
 	int page_h;
 };
 
-/* Physical slot of microbatch k of chunk c in the plotted order. */
+/* Physical slot of microbatch k of chunk c in the plotted order: the
+ * manifest's slot map for this count, or k mod S. */
 static uint32_t slot_of(const struct plot *p, uint32_t c, uint32_t k)
 {
 	(void)c;
-	return k % p->in->slots;
+	return cgs_manifest_slot(p->m, p->ri, p->ci, k);
 }
 
 /*
@@ -263,9 +265,9 @@ static void draw_microbatch(struct svg *s, const struct plot *p, uint32_t c,
 	uint64_t from = p->fwd_at[cell], to = p->bwd_at[cell];
 	uint64_t g_to = p->grad_until[cell];
 	uint32_t slot = slot_of(p, c, k), layers = cgs_manifest_chunk_layers(p->m, c);
-	uint32_t base = cgs_manifest_layer_base(p->m, c) * in->slots +
+	uint32_t base = cgs_manifest_layer_base(p->m, c) * p->slots +
 			slot * layers;
-	uint32_t u = c * in->slots + slot, l, r, vi;
+	uint32_t u = c * p->slots + slot, l, r, vi;
 	struct cgs_manifest_frame ug = cgs_manifest_user_grad_frame(p->m, p->ri, u);
 	char tip[512], fill[16], a[32];
 
@@ -397,9 +399,9 @@ static void live_line(struct svg *s, const struct plot *p, uint64_t *peak)
 		for (k = 0; k < p->n; k++) {
 			uint32_t slot = slot_of(p, c, k);
 			uint32_t base = cgs_manifest_layer_base(p->m, c) *
-					in->slots + slot * layers;
+					p->slots + slot * layers;
 			struct cgs_manifest_frame ug = cgs_manifest_user_grad_frame(
-				p->m, p->ri, c * in->slots + slot);
+				p->m, p->ri, c * p->slots + slot);
 			uint64_t bytes = 0;
 
 			cell = (uint64_t)c * p->n + k;
@@ -739,7 +741,7 @@ static void draw(struct svg *s, struct plot *p)
 	out_text(s, *in->name ? in->name : p->path);
 	out(s, ": rank %u, %u microbatches</text>\n", rank, p->n);
 	out(s, "<text x=\"%d\" y=\"52\">pp %u, vpp %u, %u layers per rank, ring of %u slots; variants drawn:",
-	    PLOT_X, in->pp, in->vpp, in->layers_total, in->slots);
+	    PLOT_X, in->pp, in->vpp, in->layers_total, p->slots);
 	for (v = 0; v < in->n_variants; v++) {
 		if (!p->show[v])
 			continue;
@@ -833,6 +835,7 @@ static int plot(const struct plot_args *args)
 		p.ci = cgs_manifest_reachable_count(m, p.ri) - 1;
 	}
 	p.n = cgs_manifest_reachable(m, p.ri, p.ci);
+	p.slots = cgs_manifest_rank_ring(m, p.ri).slots;
 	p.show = calloc(p.in->n_variants, 1);
 	n_arenas = cgs_manifest_arena_count(m, p.ri);
 	p.arena_base = calloc(n_arenas + 1, sizeof(*p.arena_base));

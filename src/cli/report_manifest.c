@@ -33,12 +33,13 @@ static void copy_role(struct cgs_report_role *dst,
 static int fill_rank(struct cgs_report_rank *rr, const struct cgs_manifest *m,
 		     uint32_t ri)
 {
-	const struct cgs_manifest_info *in = cgs_manifest_info(m);
+	struct cgs_manifest_ring ring = cgs_manifest_rank_ring(m, ri);
+	const struct cgs_manifest_ring *in = &ring;
 	struct cgs_manifest_rank_stats st = cgs_manifest_rank_stats(m, ri);
 	uint32_t i;
 
 	rr->rank = cgs_manifest_rank_id(m, ri);
-	rr->slots = in->slots;
+	rr->slots = ring.slots;
 	rr->n_reachable = cgs_manifest_reachable_count(m, ri);
 	rr->graphs = cgs_manifest_capture_count(m, ri);
 	copy_role(&rr->saved, &st.saved);
@@ -115,9 +116,13 @@ int cgs_report_from_manifest(const struct cgs_manifest *m,
 		if (!r->variants[i].name)
 			goto nomem;
 	}
-	for (i = 0; i < in->n_ranks; i++)
+	for (i = 0; i < in->n_ranks; i++) {
 		if (fill_rank(&r->ranks[i], m, i))
 			goto nomem;
+		/* as the plan's report says it: rings that differ */
+		if (r->ranks[i].slots != r->slots)
+			r->per_rank = 1;
+	}
 	*out = r;
 	return 0;
 nomem:

@@ -35,7 +35,9 @@ enum cgs_mf_section {
 	CGS_MF_SAVED_ROLES = 10,
 	CGS_MF_USER_GRAD_LAYERS = 11,
 	CGS_MF_CAPTURE = 12,
-	CGS_MF_SECTIONS_KNOWN = 12,
+	CGS_MF_SLOT_MAPS = 13,       /* format 2.0 on */
+	CGS_MF_SECTIONS_KNOWN = 13,
+	CGS_MF_SECTIONS_V1 = 12,     /* the sections of format 1.x */
 };
 
 /* META: fixed part, then u32 layers[vpp]. */
@@ -72,7 +74,16 @@ enum cgs_mf_section {
 #define CGS_MF_RANK_LOWER_BOUND 112
 #define CGS_MF_RANK_WITHOUT_SHARING 120
 #define CGS_MF_RANK_COLOUR_ARENAS 128
-#define CGS_MF_RANK_ENTRY_BYTES 136
+#define CGS_MF_RANK_ENTRY_BYTES_V1 136  /* format 1.x ends here */
+/* Format 2.0: the rank's own ring, its slot map and its frames' place. */
+#define CGS_MF_RANK_SLOTS 136
+#define CGS_MF_RANK_FLAGS 140
+#define CGS_MF_RANK_SAVED_FIRST 144
+#define CGS_MF_RANK_USER_GRAD_FIRST 152
+#define CGS_MF_RANK_SLOT_MAP_FIRST 160
+#define CGS_MF_RANK_ENTRY_BYTES 168
+/* RANKS flags: bit 0, the rank's slot map is stored in SLOT_MAPS. */
+#define CGS_MF_RANK_HAS_SLOT_MAP 1u
 /* Role stats block (32 bytes): u32 frames, u32 colours,
  * u32 colour lower bound, u32 reserved, u64 bytes, u64 lower bound. */
 #define CGS_MF_STATS_FRAMES 0
@@ -102,6 +113,9 @@ enum cgs_mf_section {
 
 /* Range entry: u64 offset, u64 bytes. */
 #define CGS_MF_RANGE_BYTES 16
+
+/* SLOT_MAPS entry: u32 slot of one microbatch for one reachable count. */
+#define CGS_MF_SLOT_MAP_ENTRY_BYTES 4
 
 /*
  * Whether a NUL-terminated string may be stored: UTF-8 (no overlong or

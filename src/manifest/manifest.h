@@ -34,9 +34,14 @@
 
 #include "cgslot/error.h"
 
-/* The format version this reader understands (and the writer produces). */
-#define CGS_MANIFEST_MAJOR 1
+/*
+ * The format version the writer produces.  The reader also opens the
+ * older major below (format 1.0: one ring for every rank, no slot maps,
+ * role ranges stored once per frame); it refuses newer majors.
+ */
+#define CGS_MANIFEST_MAJOR 2
 #define CGS_MANIFEST_MINOR 0
+#define CGS_MANIFEST_OLDEST_MAJOR 1
 
 /* Roles of an arena (the same values as enum cgs_arena_role). */
 #define CGS_MANIFEST_ARENA_SAVED 0
@@ -62,14 +67,29 @@ struct cgs_manifest_info {
 	uint32_t vpp;                /* M, chunks per rank */
 	uint32_t group;              /* G */
 	uint32_t max_microbatches;   /* L */
-	uint32_t slots;              /* S, the ring size shared by all ranks */
+	/*
+	 * The largest ring over the ranks; each rank may have its own
+	 * (cgs_manifest_rank_ring), equal to this in format 1.  The counts
+	 * below are those of a rank with this ring: upper bounds for any
+	 * rank, sizes for buffers, never a rank's own count.
+	 */
+	uint32_t slots;
 	uint64_t alignment;          /* power of two; every offset is aligned */
 	uint32_t layers_total;       /* layers over every chunk of a rank */
 	uint32_t n_variants;
 	uint32_t n_ranks;
-	uint32_t n_saved;            /* saved frames per rank: S * layers_total */
-	uint32_t n_user_grad;        /* user-gradient frames per rank: M * S */
-	uint32_t n_graphs;           /* graph table size: n_variants * n_saved * 2 */
+	uint32_t n_saved;            /* slots * layers_total */
+	uint32_t n_user_grad;        /* M * slots */
+	uint32_t n_graphs;           /* n_variants * n_saved * 2 */
+};
+
+/* One rank's ring and the counts that follow from it. */
+struct cgs_manifest_ring {
+	uint32_t slots;        /* S of this rank, 1 <= S <= info.slots */
+	uint32_t n_saved;      /* saved frames: S * layers_total */
+	uint32_t n_user_grad;  /* user-gradient frames: M * S */
+	uint32_t n_graphs;     /* graph table size: n_variants * n_saved * 2 */
+	int slot_map;          /* 1: slots come from a stored map, 0: k mod S */
 };
 
 /* A frame of one rank: its identity, colour and place in an arena. */
@@ -177,6 +197,20 @@ uint32_t cgs_manifest_rank_id(const struct cgs_manifest *m, uint32_t ri);
 int cgs_manifest_find_rank(const struct cgs_manifest *m, uint32_t rank,
 			   uint32_t *ri, struct cgs_error *err);
 
+/* The ring of rank index ri (zeroed for an index out of range). */
+struct cgs_manifest_ring cgs_manifest_rank_ring(const struct cgs_manifest *m,
+						uint32_t ri);
+
+/*
+ * The physical slot of microbatch k (0-based, the k-th forward and k-th
+ * backward of every chunk) when the i-th reachable count of rank ri runs:
+ * the rank's slot map where it has one, else k mod S.  Every consumer
+ * asks here instead of computing k mod S.  0 for an index out of range
+ * (k >= that count).
+ */
+uint32_t cgs_manifest_slot(const struct cgs_manifest *m, uint32_t ri,
+			   uint32_t i, uint32_t k);
+
 /* Reachable microbatch counts of rank index ri, ascending. */
 uint32_t cgs_manifest_reachable_count(const struct cgs_manifest *m,
 				      uint32_t ri);
@@ -219,7 +253,7 @@ struct cgs_manifest_arena cgs_manifest_arena(const struct cgs_manifest *m,
 
 /*
  * Frames of rank ri: saved frame f < n_saved and user-gradient frame
- * u < n_user_grad, indexed as above.  Each lies inside its arena, which
+ * u < n_user_grad of the rank's ring, indexed as above with its S.  Each lies inside its arena, which
  * has the matching role; offsets are multiples of the alignment.
  */
 struct cgs_manifest_frame cgs_manifest_saved_frame(
@@ -229,7 +263,8 @@ struct cgs_manifest_frame cgs_manifest_user_grad_frame(
 
 /*
  * Per-variant layout inside frames (offsets relative to the frame's
- * start, each range inside the frame, offsets aligned):
+ * start, each range inside the frame, offsets aligned).  Format 2 stores
+ * them once per (variant, chunk, layer), the same for every slot:
  *   cgs_manifest_saved_role       role r (CGS_MANIFEST_ROLE_*) of saved
  *                                 frame f for variant v
  *   cgs_manifest_user_grad_layer  the input gradient of the layer of saved
@@ -251,8 +286,9 @@ uint32_t cgs_manifest_capture_count(const struct cgs_manifest *m,
 uint32_t cgs_manifest_capture(const struct cgs_manifest *m, uint32_t ri,
 			      uint32_t i);
 
-/* Split graph index g into variant, saved frame and direction. */
-void cgs_manifest_graph_split(const struct cgs_manifest *m, uint32_t g,
+/* Split graph index g of rank ri into variant, saved frame, direction. */
+void cgs_manifest_graph_split(const struct cgs_manifest *m, uint32_t ri,
+			      uint32_t g,
 			      uint32_t *variant, uint32_t *frame,
 			      uint32_t *direction);
 

@@ -26,6 +26,17 @@ struct cgs_manifest {
 	uint64_t sec_len[CGS_MF_SECTIONS_KNOWN + 1];
 	uint32_t entry_bytes;
 	uint32_t *layer_base;  /* vpp + 1 prefix sums */
+	unsigned n_known;      /* sections this major defines */
+	uint32_t rank_bytes;   /* size of a RANKS entry in this major */
+	struct rank_ring *rings;  /* n_ranks, decoded by check_ranks */
+};
+
+/* A rank's ring and where its per-rank tables start (format 1: derived). */
+struct rank_ring {
+	struct cgs_manifest_ring ring;
+	uint64_t saved_first, user_grad_first;  /* frame indices */
+	uint64_t slot_map_first;  /* SLOT_MAPS entry index, with a map */
+	uint64_t entry_first;     /* ORDERS index of the rank's first order */
 };
 
 /* What validation needs besides the handle it fills. */
@@ -34,17 +45,20 @@ struct check {
 	const char *path;
 	struct cgs_error *err;
 	uint64_t n_reachable, n_arenas, n_capture, n_entries;
+	uint64_t n_saved, n_user_grad, n_map;  /* totals over the ranks */
 	uint32_t ri;  /* the rank check_figures is at */
 };
 
 static const char *const section_names[CGS_MF_SECTIONS_KNOWN + 1] = {
 	"", "meta", "strings", "variants", "ranks", "reachable", "orders",
 	"arenas", "saved frames", "user-grad frames", "saved roles",
-	"user-grad layers", "capture",
+	"user-grad layers", "capture", "slot maps",
 };
 
 static int fail(struct check *c, int code, const char *fmt, ...)
 	CGS_PRINTF(3, 4);
+static const uint8_t *reachable_entry(const struct cgs_manifest *m,
+				      uint32_t ri, uint32_t i);
 
 static int fail(struct check *c, int code, const char *fmt, ...)
 {
@@ -127,10 +141,14 @@ static int check_header(struct check *c)
 		return fail(c, CGS_E_VERSION,
 			    "manifest format %u.%u is newer than this cgslot reads (%d.x); use a newer cgslot",
 			    major, minor, CGS_MANIFEST_MAJOR);
-	if (major < CGS_MANIFEST_MAJOR)
+	if (major < CGS_MANIFEST_OLDEST_MAJOR)
 		return fail(c, CGS_E_FORMAT,
-			    "manifest format major version %u is not defined; accepted: %d",
-			    major, CGS_MANIFEST_MAJOR);
+			    "manifest format major version %u is not defined; accepted: %d to %d",
+			    major, CGS_MANIFEST_OLDEST_MAJOR,
+			    CGS_MANIFEST_MAJOR);
+	c->m->n_known = major == 1 ? CGS_MF_SECTIONS_V1 : CGS_MF_SECTIONS_KNOWN;
+	c->m->rank_bytes = major == 1 ? CGS_MF_RANK_ENTRY_BYTES_V1
+				      : CGS_MF_RANK_ENTRY_BYTES;
 	file_bytes = cgs_get_le64(b + 24);
 	if (file_bytes != len)
 		return fail(c, CGS_E_FORMAT,
@@ -228,7 +246,7 @@ static int check_toc(struct check *c)
 			return fail(c, CGS_E_FORMAT,
 				    "section %u: padding after the payload is not zero",
 				    id);
-		if (id <= CGS_MF_SECTIONS_KNOWN) {
+		if (id <= m->n_known) {
 			m->sec[id] = b + off;
 			m->sec_len[id] = bytes;
 		} else if (!(flags & CGS_MF_FLAG_OPTIONAL)) {
@@ -248,7 +266,7 @@ static int check_toc(struct check *c)
 		return fail(c, CGS_E_FORMAT,
 			    "%llu bytes after the last section are not listed in the table of contents",
 			    (unsigned long long)(end - pos));
-	for (id = 1; id <= CGS_MF_SECTIONS_KNOWN; id++)
+	for (id = 1; id <= m->n_known; id++)
 		if (!m->sec[id])
 			return fail(c, CGS_E_FORMAT,
 				    "required section %u (%s) is missing", id,
@@ -462,18 +480,68 @@ static int check_variants(struct check *c)
 	return 0;
 }
 
-/* The RANKS table: ids, counts and contiguous first indices. */
+/*
+ * Rank entry ri's ring (format 2: its own fields; format 1: the meta ring)
+ * and the first indices of its frames, which continue the previous rank's.
+ * The products fit: S <= meta.slots, whose products check_meta bounded.
+ */
+static int check_ring(struct check *c, const uint8_t *p, uint32_t ri,
+		      uint32_t id)
+{
+	struct cgs_manifest *m = c->m;
+	struct rank_ring *rr = &m->rings[ri];
+	uint32_t S = m->info.slots, flags = 0;
+
+	if (m->info.major >= 2) {
+		S = cgs_get_le32(p + CGS_MF_RANK_SLOTS);
+		flags = cgs_get_le32(p + CGS_MF_RANK_FLAGS);
+		if (S == 0 || S > m->info.slots)
+			return fail(c, CGS_E_FORMAT,
+				    "ranks: rank %u: its ring has %u slots; accepted: 1..%u (meta's slots, the largest ring)",
+				    id, S, m->info.slots);
+		if (flags & ~CGS_MF_RANK_HAS_SLOT_MAP)
+			return fail(c, CGS_E_FORMAT,
+				    "ranks: rank %u: reserved flag bits set (flags %#x); accepted: 0 or 1 (a slot map)",
+				    id, flags);
+		if (cgs_get_le64(p + CGS_MF_RANK_SAVED_FIRST) != c->n_saved ||
+		    cgs_get_le64(p + CGS_MF_RANK_USER_GRAD_FIRST) != c->n_user_grad)
+			return fail(c, CGS_E_FORMAT,
+				    "ranks: rank %u: first saved/user-grad frame is %llu/%llu; they must continue the previous rank's at %llu/%llu",
+				    id,
+				    (unsigned long long)cgs_get_le64(p + CGS_MF_RANK_SAVED_FIRST),
+				    (unsigned long long)cgs_get_le64(p + CGS_MF_RANK_USER_GRAD_FIRST),
+				    (unsigned long long)c->n_saved,
+				    (unsigned long long)c->n_user_grad);
+	}
+	rr->ring.slots = S;
+	rr->ring.n_saved = S * m->info.layers_total;
+	rr->ring.n_user_grad = S * m->info.vpp;
+	rr->ring.n_graphs = rr->ring.n_saved * 2 * m->info.n_variants;
+	rr->ring.slot_map = (flags & CGS_MF_RANK_HAS_SLOT_MAP) != 0;
+	rr->saved_first = c->n_saved;
+	rr->user_grad_first = c->n_user_grad;
+	c->n_saved += rr->ring.n_saved;
+	c->n_user_grad += rr->ring.n_user_grad;
+	return 0;
+}
+
+/* The RANKS table: ids, rings, counts and contiguous first indices. */
 static int check_ranks(struct check *c)
 {
 	struct cgs_manifest *m = c->m;
 	const uint8_t *p = m->sec[CGS_MF_RANKS];
-	uint32_t ri, id, prev = 0;
+	uint32_t ri, id, prev = 0, largest = 0;
 	int rc, k;
 
 	if ((rc = expect_len(c, CGS_MF_RANKS, m->info.n_ranks,
-			     CGS_MF_RANK_ENTRY_BYTES, "ranks")))
+			     m->rank_bytes, "ranks")))
 		return rc;
-	for (ri = 0; ri < m->info.n_ranks; ri++, p += CGS_MF_RANK_ENTRY_BYTES) {
+	m->rings = calloc(m->info.n_ranks, sizeof(*m->rings));
+	if (!m->rings)
+		return fail(c, CGS_E_NOMEM, "out of memory");
+	for (ri = 0; ri < m->info.n_ranks; ri++, p += m->rank_bytes) {
+		const struct cgs_manifest_ring *ring = &m->rings[ri].ring;
+
 		id = cgs_get_le32(p + CGS_MF_RANK_ID);
 		if (id >= m->info.pp)
 			return fail(c, CGS_E_FORMAT,
@@ -484,6 +552,10 @@ static int check_ranks(struct check *c)
 				    "rank entry %u: rank %u does not follow rank %u; ranks must ascend",
 				    ri, id, prev);
 		prev = id;
+		if ((rc = check_ring(c, p, ri, id)))
+			return rc;
+		if (ring->slots > largest)
+			largest = ring->slots;
 		if (cgs_get_le32(p + CGS_MF_RANK_REACHABLE) == 0)
 			return fail(c, CGS_E_FORMAT,
 				    "rank %u has no reachable microbatch count",
@@ -500,11 +572,11 @@ static int check_ranks(struct check *c)
 				    (unsigned long long)c->n_reachable,
 				    (unsigned long long)c->n_arenas,
 				    (unsigned long long)c->n_capture);
-		if (cgs_get_le32(p + CGS_MF_RANK_CAPTURE) != m->info.n_graphs)
+		if (cgs_get_le32(p + CGS_MF_RANK_CAPTURE) != ring->n_graphs)
 			return fail(c, CGS_E_FORMAT,
 				    "ranks: rank %u: n_capture is %u; each of the %u graphs is captured once",
 				    id, cgs_get_le32(p + CGS_MF_RANK_CAPTURE),
-				    m->info.n_graphs);
+				    ring->n_graphs);
 		c->n_reachable += cgs_get_le32(p + CGS_MF_RANK_REACHABLE);
 		c->n_arenas += cgs_get_le32(p + CGS_MF_RANK_ARENAS);
 		c->n_capture += cgs_get_le32(p + CGS_MF_RANK_CAPTURE);
@@ -516,8 +588,8 @@ static int check_ranks(struct check *c)
 				return fail(c, CGS_E_FORMAT,
 					    "rank %u: reserved field of the %s figures is not 0",
 					    id, k ? "user-grad" : "saved");
-			uint32_t frames = k ? m->info.n_user_grad
-					    : m->info.n_saved;
+			uint32_t frames = k ? ring->n_user_grad
+					    : ring->n_saved;
 
 			if (cgs_get_le32(st + CGS_MF_STATS_FRAMES) != frames)
 				return fail(c, CGS_E_FORMAT,
@@ -541,6 +613,10 @@ static int check_ranks(struct check *c)
 					    cgs_get_le32(st + CGS_MF_STATS_COLOURS));
 		}
 	}
+	if (largest != m->info.slots)
+		return fail(c, CGS_E_FORMAT,
+			    "meta: slots is %u; it must be the largest ring of a rank, %u",
+			    m->info.slots, largest);
 	if ((rc = expect_len(c, CGS_MF_REACHABLE, c->n_reachable,
 			     CGS_MF_REACHABLE_BYTES, "reachable counts")) ||
 	    (rc = expect_len(c, CGS_MF_ARENAS, c->n_arenas,
@@ -555,7 +631,7 @@ static const uint8_t *rank_entry(const struct cgs_manifest *m, uint32_t ri)
 {
 	if (!m || ri >= m->info.n_ranks)
 		return NULL;
-	return m->sec[CGS_MF_RANKS] + (size_t)ri * CGS_MF_RANK_ENTRY_BYTES;
+	return m->sec[CGS_MF_RANKS] + (size_t)ri * m->rank_bytes;
 }
 
 static int32_t read_entry(const uint8_t *p, unsigned width)
@@ -577,9 +653,20 @@ static int check_reachable(struct check *c)
 	int rc;
 
 	for (ri = 0; ri < m->info.n_ranks; ri++) {
+		struct rank_ring *rr = &m->rings[ri];
+
 		r = rank_entry(m, ri);
 		id = cgs_get_le32(r + CGS_MF_RANK_ID);
 		prev = 0;
+		rr->entry_first = c->n_entries;
+		rr->slot_map_first = c->n_map;
+		if (m->info.major >= 2 &&
+		    cgs_get_le64(r + CGS_MF_RANK_SLOT_MAP_FIRST) != c->n_map)
+			return fail(c, CGS_E_FORMAT,
+				    "ranks: rank %u: first slot map entry is %llu; it must continue the previous rank's at %llu",
+				    id,
+				    (unsigned long long)cgs_get_le64(r + CGS_MF_RANK_SLOT_MAP_FIRST),
+				    (unsigned long long)c->n_map);
 		for (i = 0; i < cgs_get_le32(r + CGS_MF_RANK_REACHABLE);
 		     i++, e += CGS_MF_REACHABLE_BYTES) {
 			n = cgs_get_le32(e);
@@ -604,11 +691,45 @@ static int check_reachable(struct check *c)
 				return fail(c, CGS_E_FORMAT,
 					    "rank %u N=%u: order entries overflow",
 					    id, n);
+			/* a map row per count: the slot of each microbatch */
+			if (rr->ring.slot_map)
+				c->n_map += n;
 		}
 	}
 	if ((rc = expect_len(c, CGS_MF_ORDERS, c->n_entries, m->entry_bytes,
 			     "order entries")))
 		return rc;
+	if (m->info.major >= 2 &&
+	    (rc = expect_len(c, CGS_MF_SLOT_MAPS, c->n_map,
+			     CGS_MF_SLOT_MAP_ENTRY_BYTES, "slot map entries")))
+		return rc;
+	return 0;
+}
+
+/* Every slot of a stored map lies in its rank's ring (liveness: below). */
+static int check_slot_maps(struct check *c)
+{
+	struct cgs_manifest *m = c->m;
+	uint32_t ri, i, k, n, s;
+
+	for (ri = 0; ri < m->info.n_ranks; ri++) {
+		const struct rank_ring *rr = &m->rings[ri];
+
+		if (!rr->ring.slot_map)
+			continue;
+		for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++) {
+			n = cgs_manifest_reachable(m, ri, i);
+			for (k = 0; k < n; k++) {
+				s = cgs_manifest_slot(m, ri, i, k);
+				if (s >= rr->ring.slots)
+					return fail(c, CGS_E_FORMAT,
+						    "slot maps: rank %u N=%u: microbatch %u has slot %u; its ring has %u slots (0..%u)",
+						    cgs_manifest_rank_id(m, ri), n,
+						    k, s, rr->ring.slots,
+						    rr->ring.slots - 1);
+			}
+		}
+	}
 	return 0;
 }
 
@@ -802,17 +923,16 @@ static int check_frames(struct check *c)
 	uint32_t ri, ch, s, l;
 	int rc;
 
-	if ((rc = expect_len(c, CGS_MF_SAVED_FRAMES,
-			     mul(in->n_ranks, in->n_saved), CGS_MF_FRAME_BYTES,
-			     "saved frames")) ||
-	    (rc = expect_len(c, CGS_MF_USER_GRAD_FRAMES,
-			     mul(in->n_ranks, in->n_user_grad),
+	if ((rc = expect_len(c, CGS_MF_SAVED_FRAMES, c->n_saved,
+			     CGS_MF_FRAME_BYTES, "saved frames")) ||
+	    (rc = expect_len(c, CGS_MF_USER_GRAD_FRAMES, c->n_user_grad,
 			     CGS_MF_FRAME_BYTES, "user-grad frames")))
 		return rc;
+	/* Ranks' frames are contiguous, so one walk visits them in order. */
 	for (ri = 0; ri < in->n_ranks; ri++) {
 		r = rank_entry(m, ri);
 		for (ch = 0; ch < in->vpp; ch++) {
-			for (s = 0; s < in->slots; s++) {
+			for (s = 0; s < m->rings[ri].ring.slots; s++) {
 				for (l = 0; l < cgs_manifest_chunk_layers(m, ch);
 				     l++, p += CGS_MF_FRAME_BYTES)
 					if ((rc = check_frame(c, r, p, 0, ch, s,
@@ -845,56 +965,97 @@ static int check_range(struct check *c, const uint8_t *p, uint64_t frame,
 	return 0;
 }
 
-static int check_layouts(struct check *c)
+/*
+ * The role ranges of saved frame f for variant v, stored at p (three
+ * ranges) and g (the user-gradient layer), against the frame and its
+ * user-gradient frame.
+ */
+static int check_frame_ranges(struct check *c, const uint8_t *p,
+			      const uint8_t *g, uint32_t ri, uint32_t v,
+			      uint32_t f)
 {
 	static const char *const roles[] = {"input", "output", "saved"};
+	struct cgs_manifest *m = c->m;
+	struct cgs_manifest_frame fr = cgs_manifest_saved_frame(m, ri, f), ug;
+	uint32_t k;
+	int rc;
+
+	for (k = 0; k < 3; k++, p += CGS_MF_RANGE_BYTES)
+		if ((rc = check_range(c, p, fr.bytes, ri, v, f, roles[k])))
+			return rc;
+	ug = cgs_manifest_user_grad_frame(
+		m, ri, fr.chunk * m->rings[ri].ring.slots + fr.slot);
+	return check_range(c, g, ug.bytes, ri, v, f, "user-grad");
+}
+
+/*
+ * Format 1 stores the ranges once per (variant, frame); format 2 once per
+ * (variant, chunk, layer), and they must then fit that layer's frame in
+ * every slot of the rank's ring.
+ */
+static int check_layouts(struct check *c)
+{
 	struct cgs_manifest *m = c->m;
 	const struct cgs_manifest_info *in = &m->info;
 	const uint8_t *p = m->sec[CGS_MF_SAVED_ROLES];
 	const uint8_t *g = m->sec[CGS_MF_USER_GRAD_LAYERS];
-	struct cgs_manifest_frame fr, ug;
-	uint64_t per_rank = mul(in->n_variants, in->n_saved);
-	uint32_t ri, v, f, k;
+	uint64_t count = in->major >= 2
+		? mul(mul(in->n_ranks, in->n_variants), in->layers_total)
+		: mul(c->n_saved, in->n_variants);
+	uint32_t ri, v, f, ch, s, l, S;
 	int rc;
 
-	if ((rc = expect_len(c, CGS_MF_SAVED_ROLES, mul(in->n_ranks, per_rank),
+	if ((rc = expect_len(c, CGS_MF_SAVED_ROLES, count,
 			     3 * CGS_MF_RANGE_BYTES, "saved role triples")) ||
-	    (rc = expect_len(c, CGS_MF_USER_GRAD_LAYERS,
-			     mul(in->n_ranks, per_rank), CGS_MF_RANGE_BYTES,
-			     "user-grad layer ranges")))
+	    (rc = expect_len(c, CGS_MF_USER_GRAD_LAYERS, count,
+			     CGS_MF_RANGE_BYTES, "user-grad layer ranges")))
 		return rc;
-	for (ri = 0; ri < in->n_ranks; ri++)
-		for (v = 0; v < in->n_variants; v++)
-			for (f = 0; f < in->n_saved; f++) {
-				fr = cgs_manifest_saved_frame(m, ri, f);
-				for (k = 0; k < 3; k++, p += CGS_MF_RANGE_BYTES)
-					if ((rc = check_range(c, p, fr.bytes, ri,
-							      v, f, roles[k])))
+	for (ri = 0; ri < in->n_ranks; ri++) {
+		S = m->rings[ri].ring.slots;
+		for (v = 0; v < in->n_variants; v++) {
+			if (in->major < 2) {
+				for (f = 0; f < S * in->layers_total; f++) {
+					if ((rc = check_frame_ranges(c, p, g, ri,
+								     v, f)))
 						return rc;
-				ug = cgs_manifest_user_grad_frame(
-					m, ri, fr.chunk * in->slots + fr.slot);
-				if ((rc = check_range(c, g, ug.bytes, ri, v, f,
-						      "user-grad")))
-					return rc;
-				g += CGS_MF_RANGE_BYTES;
+					p += 3 * CGS_MF_RANGE_BYTES;
+					g += CGS_MF_RANGE_BYTES;
+				}
+				continue;
 			}
+			for (ch = 0; ch < in->vpp; ch++)
+				for (l = 0; l < cgs_manifest_chunk_layers(m, ch);
+				     l++) {
+					for (s = 0; s < S; s++) {
+						f = m->layer_base[ch] * S +
+						    s * cgs_manifest_chunk_layers(m, ch) + l;
+						if ((rc = check_frame_ranges(
+							     c, p, g, ri, v, f)))
+							return rc;
+					}
+					p += 3 * CGS_MF_RANGE_BYTES;
+					g += CGS_MF_RANGE_BYTES;
+				}
+		}
+	}
 	return 0;
 }
 
 static int check_capture(struct check *c)
 {
 	struct cgs_manifest *m = c->m;
-	uint32_t n_graphs = m->info.n_graphs, ri, i, g, n;
+	uint32_t n_graphs, ri, i, g, n;
 	const uint8_t *r, *p;
 	unsigned char *seen;
 	int rc = 0;
 
-	seen = calloc((size_t)n_graphs / 8 + 1, 1);
+	seen = calloc((size_t)m->info.n_graphs / 8 + 1, 1);
 	if (!seen)
 		return fail(c, CGS_E_NOMEM, "out of memory");
 	for (ri = 0; ri < m->info.n_ranks && !rc; ri++) {
 		r = rank_entry(m, ri);
 		n = cgs_get_le32(r + CGS_MF_RANK_CAPTURE);
+		n_graphs = m->rings[ri].ring.n_graphs;
 		p = m->sec[CGS_MF_CAPTURE] +
 		    (size_t)cgs_get_le64(r + CGS_MF_RANK_CAPTURE_FIRST) * 4;
 		for (i = 0; i < n; i++) {
@@ -929,6 +1090,7 @@ struct figures {
 	uint64_t *group_bytes;   /* saved group (c, s): its layers' frames */
 	uint64_t *colour_bytes;  /* largest member of each colour */
 	uint32_t *fwd, *bwd;     /* per chunk, while replaying an order */
+	unsigned char *busy;     /* saved group (c, s) holds a live microbatch */
 };
 
 /* What replaying a rank's orders gives; see cgs_report_rank. */
@@ -957,7 +1119,8 @@ static int colour_arena_bytes(struct check *c, const uint8_t *r,
 	uint32_t colours = cgs_get_le32(r + (role ? CGS_MF_RANK_USER_GRAD_STATS
 						  : CGS_MF_RANK_SAVED_STATS) +
 					CGS_MF_STATS_COLOURS);
-	uint32_t n = role ? m->info.n_user_grad : m->info.n_saved, f, top = 0;
+	const struct cgs_manifest_ring *ring = &m->rings[c->ri].ring;
+	uint32_t n = role ? ring->n_user_grad : ring->n_saved, f, top = 0;
 	struct cgs_manifest_frame fr;
 
 	memset(fg->colour_bytes, 0, (size_t)colours * sizeof(uint64_t));
@@ -991,7 +1154,7 @@ static int replay_figures(struct check *c, const uint8_t *r,
 			  struct figures *fg, struct replay_figures *out)
 {
 	struct cgs_manifest *m = c->m;
-	uint32_t S = m->info.slots, M = m->info.vpp, ri = c->ri;
+	uint32_t S = m->rings[c->ri].ring.slots, M = m->info.vpp, ri = c->ri;
 	uint32_t id = cgs_get_le32(r + CGS_MF_RANK_ID), i, ch, k, g;
 	const uint32_t none = UINT32_MAX;
 
@@ -1005,6 +1168,7 @@ static int replay_figures(struct check *c, const uint8_t *r,
 
 		memset(fg->fwd, 0, (size_t)M * sizeof(uint32_t));
 		memset(fg->bwd, 0, (size_t)M * sizeof(uint32_t));
+		memset(fg->busy, 0, (size_t)M * S);
 		for (e = 0; e < len; e++, p += m->entry_bytes) {
 			int32_t x = read_entry(p, m->entry_bytes);
 
@@ -1018,7 +1182,16 @@ static int replay_figures(struct check *c, const uint8_t *r,
 						    (unsigned long long)e,
 						    fg->fwd[ch] - fg->bwd[ch],
 						    ch + 1);
-				g = ch * S + k % S;
+				g = ch * S + cgs_manifest_slot(m, ri, i, k);
+				/* a slot map may put two live microbatches on
+				 * one slot; k mod S within the ring cannot */
+				if (fg->busy[g])
+					return fail(c, CGS_E_FORMAT,
+						    "slot maps: rank %u N=%u order entry %llu: microbatch %u of chunk %u takes slot %u, whose saved frames are still live",
+						    id, n,
+						    (unsigned long long)e, k,
+						    ch + 1, g - ch * S);
+				fg->busy[g] = 1;
 				if (cgs_acc_u64(&ws, fg->group_bytes[g]))
 					return figure_overflow(c, id,
 						"the saved bytes live at once");
@@ -1027,7 +1200,8 @@ static int replay_figures(struct check *c, const uint8_t *r,
 				n_ug = prev_u != none;
 			} else {
 				k = fg->bwd[ch]++;
-				g = ch * S + k % S;
+				g = ch * S + cgs_manifest_slot(m, ri, i, k);
+				fg->busy[g] = 0;
 				if (g == prev_u)
 					return fail(c, CGS_E_FORMAT,
 						    "meta: slots is %u, shorter than liveness: rank %u N=%u order entry %llu runs two consecutive backwards of chunk %u on one user-grad frame",
@@ -1080,14 +1254,15 @@ static int check_rank_figures(struct check *c, struct figures *fg)
 	struct cgs_manifest *m = c->m;
 	const uint8_t *r = rank_entry(m, c->ri);
 	uint32_t id = cgs_get_le32(r + CGS_MF_RANK_ID), ch, s, l, f;
+	uint32_t S = m->rings[c->ri].ring.slots;
 	struct cgs_manifest_rank_stats st = cgs_manifest_rank_stats(m, c->ri);
 	struct replay_figures rf;
 	uint64_t col_s, col_u, col;
 	int rc;
 
 	for (ch = 0, f = 0; ch < m->info.vpp; ch++)
-		for (s = 0; s < m->info.slots; s++) {
-			uint64_t *w = &fg->group_bytes[ch * m->info.slots + s];
+		for (s = 0; s < S; s++) {
+			uint64_t *w = &fg->group_bytes[ch * S + s];
 
 			*w = 0;
 			for (l = 0; l < cgs_manifest_chunk_layers(m, ch); l++, f++)
@@ -1162,7 +1337,8 @@ static int check_figures(struct check *c)
 	fg.group_bytes = calloc((size_t)in->n_user_grad + 1, sizeof(uint64_t));
 	fg.colour_bytes = calloc((size_t)most + 1, sizeof(uint64_t));
 	fg.fwd = calloc((size_t)in->vpp * 2, sizeof(uint32_t));
-	if (!fg.group_bytes || !fg.colour_bytes || !fg.fwd)
+	fg.busy = calloc((size_t)in->n_user_grad + 1, 1);
+	if (!fg.group_bytes || !fg.colour_bytes || !fg.fwd || !fg.busy)
 		rc = fail(c, CGS_E_NOMEM, "out of memory");
 	else
 		fg.bwd = fg.fwd + in->vpp;
@@ -1171,6 +1347,7 @@ static int check_figures(struct check *c)
 	free(fg.group_bytes);
 	free(fg.colour_bytes);
 	free(fg.fwd);
+	free(fg.busy);
 	return rc;
 }
 
@@ -1197,6 +1374,7 @@ static int open_checked(const void *buf, size_t len, const char *path,
 	    (rc = check_meta(&c)) || (rc = check_variants(&c)) ||
 	    (rc = check_ranks(&c)) || (rc = check_reachable(&c)) ||
 	    (rc = check_orders(&c)) || (rc = check_arenas(&c)) ||
+	    (rc = check_slot_maps(&c)) ||
 	    (rc = check_frames(&c)) || (rc = check_layouts(&c)) ||
 	    (rc = check_capture(&c)) || (rc = check_figures(&c))) {
 		cgs_manifest_close(&m);
@@ -1281,6 +1459,7 @@ void cgs_manifest_close(struct cgs_manifest **m)
 	if ((*m)->map)
 		munmap((*m)->map, (*m)->map_len);
 	free((*m)->layer_base);
+	free((*m)->rings);
 	free(*m);
 	*m = NULL;
 }
@@ -1360,6 +1539,33 @@ int cgs_manifest_find_rank(const struct cgs_manifest *m, uint32_t rank,
 	return cgs_error_set(err, CGS_E_RANK,
 			     "rank %u is not planned by this manifest; planned ranks: %s",
 			     rank, list);
+}
+
+struct cgs_manifest_ring cgs_manifest_rank_ring(const struct cgs_manifest *m,
+						uint32_t ri)
+{
+	struct cgs_manifest_ring none = {0};
+
+	return ri < m->info.n_ranks ? m->rings[ri].ring : none;
+}
+
+uint32_t cgs_manifest_slot(const struct cgs_manifest *m, uint32_t ri,
+			   uint32_t i, uint32_t k)
+{
+	const uint8_t *e = reachable_entry(m, ri, i);
+	const struct rank_ring *rr;
+	uint64_t row;
+
+	if (!e || k >= cgs_get_le32(e))
+		return 0;
+	rr = &m->rings[ri];
+	if (!rr->ring.slot_map)
+		return k % rr->ring.slots;
+	/* The counts before i sum to the entries of their orders / 2M. */
+	row = rr->slot_map_first +
+	      (cgs_get_le64(e + 8) - rr->entry_first) / (2 * (uint64_t)m->info.vpp);
+	return cgs_get_le32(m->sec[CGS_MF_SLOT_MAPS] +
+			    (size_t)(row + k) * CGS_MF_SLOT_MAP_ENTRY_BYTES);
 }
 
 uint32_t cgs_manifest_reachable_count(const struct cgs_manifest *m,
@@ -1512,10 +1718,10 @@ struct cgs_manifest_frame cgs_manifest_saved_frame(
 {
 	struct cgs_manifest_frame none = {0};
 
-	if (ri >= m->info.n_ranks || f >= m->info.n_saved)
+	if (ri >= m->info.n_ranks || f >= m->rings[ri].ring.n_saved)
 		return none;
 	return read_frame(m->sec[CGS_MF_SAVED_FRAMES] +
-			  ((size_t)ri * m->info.n_saved + f) *
+			  (size_t)(m->rings[ri].saved_first + f) *
 				  CGS_MF_FRAME_BYTES);
 }
 
@@ -1524,10 +1730,10 @@ struct cgs_manifest_frame cgs_manifest_user_grad_frame(
 {
 	struct cgs_manifest_frame none = {0};
 
-	if (ri >= m->info.n_ranks || u >= m->info.n_user_grad)
+	if (ri >= m->info.n_ranks || u >= m->rings[ri].ring.n_user_grad)
 		return none;
 	return read_frame(m->sec[CGS_MF_USER_GRAD_FRAMES] +
-			  ((size_t)ri * m->info.n_user_grad + u) *
+			  (size_t)(m->rings[ri].user_grad_first + u) *
 				  CGS_MF_FRAME_BYTES);
 }
 
@@ -1540,31 +1746,49 @@ static struct cgs_manifest_range read_range(const uint8_t *p)
 	return r;
 }
 
+/*
+ * Where the ranges of saved frame f, variant v of rank ri are stored, as
+ * an index of sections 10 and 11: once per frame in format 1, once per
+ * (variant, chunk, layer) in format 2 (the frame's labels are checked at
+ * open).  SIZE_MAX for an index out of range.
+ */
+static size_t layout_index(const struct cgs_manifest *m, uint32_t ri,
+			   uint32_t v, uint32_t f)
+{
+	struct cgs_manifest_frame fr;
+
+	if (ri >= m->info.n_ranks || v >= m->info.n_variants ||
+	    f >= m->rings[ri].ring.n_saved)
+		return SIZE_MAX;
+	if (m->info.major < 2)
+		return ((size_t)ri * m->info.n_variants + v) *
+			       m->rings[ri].ring.n_saved + f;
+	fr = cgs_manifest_saved_frame(m, ri, f);
+	return ((size_t)ri * m->info.n_variants + v) * m->info.layers_total +
+	       m->layer_base[fr.chunk] + fr.layer;
+}
+
 struct cgs_manifest_range cgs_manifest_saved_role(
 	const struct cgs_manifest *m, uint32_t ri, uint32_t v, uint32_t f,
 	uint32_t r)
 {
 	struct cgs_manifest_range none = {0};
-	size_t idx;
+	size_t idx = layout_index(m, ri, v, f);
 
-	if (ri >= m->info.n_ranks || v >= m->info.n_variants ||
-	    f >= m->info.n_saved || r > CGS_MANIFEST_ROLE_SAVED)
+	if (idx == SIZE_MAX || r > CGS_MANIFEST_ROLE_SAVED)
 		return none;
-	idx = (((size_t)ri * m->info.n_variants + v) * m->info.n_saved + f) *
-		      3 + r;
-	return read_range(m->sec[CGS_MF_SAVED_ROLES] + idx * CGS_MF_RANGE_BYTES);
+	return read_range(m->sec[CGS_MF_SAVED_ROLES] +
+			  (idx * 3 + r) * CGS_MF_RANGE_BYTES);
 }
 
 struct cgs_manifest_range cgs_manifest_user_grad_layer(
 	const struct cgs_manifest *m, uint32_t ri, uint32_t v, uint32_t f)
 {
 	struct cgs_manifest_range none = {0};
-	size_t idx;
+	size_t idx = layout_index(m, ri, v, f);
 
-	if (ri >= m->info.n_ranks || v >= m->info.n_variants ||
-	    f >= m->info.n_saved)
+	if (idx == SIZE_MAX)
 		return none;
-	idx = ((size_t)ri * m->info.n_variants + v) * m->info.n_saved + f;
 	return read_range(m->sec[CGS_MF_USER_GRAD_LAYERS] +
 			  idx * CGS_MF_RANGE_BYTES);
 }
@@ -1589,11 +1813,12 @@ uint32_t cgs_manifest_capture(const struct cgs_manifest *m, uint32_t ri,
 				     i) * 4);
 }
 
-void cgs_manifest_graph_split(const struct cgs_manifest *m, uint32_t g,
-			      uint32_t *variant, uint32_t *frame,
+void cgs_manifest_graph_split(const struct cgs_manifest *m, uint32_t ri,
+			      uint32_t g, uint32_t *variant, uint32_t *frame,
 			      uint32_t *direction)
 {
-	uint32_t n_saved = m->info.n_saved;
+	uint32_t n_saved = ri < m->info.n_ranks ? m->rings[ri].ring.n_saved
+						: m->info.n_saved;
 
 	if (variant)
 		*variant = g / 2 / n_saved;

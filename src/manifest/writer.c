@@ -57,13 +57,67 @@ static int mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t *out)
 	return 1;
 }
 
+/* Whether rank plan rp's slot map differs from k mod S somewhere. */
+static int map_stored(const struct cgs_rank_plan *rp)
+{
+	uint32_t width, i, k;
+
+	if (!rp->slot_map || rp->n_reachable == 0)
+		return 0;
+	width = rp->reachable[rp->n_reachable - 1];
+	for (i = 0; i < rp->n_reachable; i++)
+		for (k = 0; k < rp->reachable[i]; k++)
+			if (rp->slot_map[(uint64_t)i * width + k] != k % rp->slots)
+				return 1;
+	return 0;
+}
+
+/*
+ * Format 2 stores each variant's role ranges once per (chunk, layer): the
+ * planner lays a layer out the same in every slot.  A plan that does not
+ * cannot be stored.
+ */
+static int check_ranges_per_layer(const struct cgs_plan *p,
+				  const struct cgs_rank_plan *rp,
+				  struct cgs_error *err)
+{
+	const struct cgs_schedule *s = p->schedule;
+	uint64_t base = 0, f0, f, at0, at;
+	uint32_t v, c, sl, l, r;
+
+	for (c = 0; c < s->vpp; base += s->layers[c], c++)
+		for (l = 0; l < s->layers[c]; l++)
+			for (sl = 1; sl < rp->slots; sl++)
+				for (v = 0; v < s->n_variants; v++) {
+					f0 = base * rp->slots + l;
+					f = f0 + (uint64_t)sl * s->layers[c];
+					at0 = (uint64_t)v * rp->n_saved + f0;
+					at = (uint64_t)v * rp->n_saved + f;
+					for (r = 0; r < 3; r++)
+						if (memcmp(&rp->saved_roles[at * 3 + r],
+							   &rp->saved_roles[at0 * 3 + r],
+							   sizeof(struct cgs_range)))
+							goto differ;
+					if (memcmp(&rp->user_grad_layers[at],
+						   &rp->user_grad_layers[at0],
+						   sizeof(struct cgs_range)))
+						goto differ;
+				}
+	return 0;
+differ:
+	return cgs_error_set(err, CGS_E_INVALID,
+			     "plan of rank %u lays out chunk %u layer %u differently in slot %u and slot 0; manifest format %u stores one layout per layer",
+			     rp->rank, c, l, sl, CGS_MANIFEST_MAJOR);
+}
+
 /* Check that the plan has the shape its schedule implies. */
 static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 		      struct cgs_error *err)
 {
 	const struct cgs_schedule *s = p->schedule;
-	uint64_t layers_total = 0, n_ug, graphs = 0, want;
-	uint32_t c, r, i;
+	uint64_t layers_total = 0, n_ug, graphs = 0, want, rank_saved;
+	uint32_t c, r, i, largest = 0;
+	int rc;
 
 	if (p->slots == 0 || s->vpp == 0 || s->n_variants == 0 ||
 	    p->n_ranks == 0)
@@ -95,20 +149,28 @@ static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 	for (r = 0; r < p->n_ranks; r++) {
 		const struct cgs_rank_plan *rp = &p->ranks[r];
 
-		if (rp->slots && rp->slots != p->slots)
-			return cgs_error_at(err, CGS_E_INVALID, s->path, 0, 0,
-					    "rank %u has a ring of %u slots and another rank %u; manifest format %u.%u stores one ring for every rank, so rings per rank (slots.per_rank) can be planned but not compiled yet",
-					    rp->rank, rp->slots, p->slots,
-					    CGS_MANIFEST_MAJOR,
-					    CGS_MANIFEST_MINOR);
-		if (rp->n_saved != *n_saved || rp->n_user_grad != n_ug ||
+		/* each rank its own ring, none longer than the plan's */
+		if (rp->slots == 0 || rp->slots > p->slots ||
+		    rp->n_reachable == 0)
+			return cgs_error_set(err, CGS_E_INVALID,
+					     "plan of rank %u has a ring of %u slots and %u reachable counts; accepted: 1..%u slots, at least one count",
+					     rp->rank, rp->slots,
+					     rp->n_reachable, p->slots);
+		if (rp->slots > largest)
+			largest = rp->slots;
+		rank_saved = layers_total * rp->slots;
+		if (rp->n_saved != rank_saved ||
+		    rp->n_user_grad != (uint64_t)s->vpp * rp->slots ||
+		    rp->n_graphs != rank_saved * s->n_variants * 2 ||
 		    rp->order_start[0] != 0)
 			return cgs_error_set(err, CGS_E_INVALID,
-					     "plan of rank %u has %u saved and %u user-grad frames; its schedule implies %llu and %llu",
+					     "plan of rank %u has %u saved and %u user-grad frames; its ring of %u slots implies %llu and %llu",
 					     rp->rank, rp->n_saved,
-					     rp->n_user_grad,
-					     (unsigned long long)*n_saved,
-					     (unsigned long long)n_ug);
+					     rp->n_user_grad, rp->slots,
+					     (unsigned long long)rank_saved,
+					     (unsigned long long)s->vpp * rp->slots);
+		if ((rc = check_ranges_per_layer(p, rp, err)))
+			return rc;
 		for (i = 0; i < rp->n_reachable; i++) {
 			want = (uint64_t)rp->reachable[i] * s->vpp * 2;
 			if (rp->order_start[i + 1] - rp->order_start[i] != want)
@@ -120,6 +182,10 @@ static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 						     (unsigned long long)want);
 		}
 	}
+	if (largest != p->slots)
+		return cgs_error_set(err, CGS_E_INVALID,
+				     "plan's ring is %u slots; its largest rank ring is %u",
+				     p->slots, largest);
 	return 0;
 }
 
@@ -152,17 +218,26 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 {
 	const struct cgs_schedule *s = p->schedule;
 	uint64_t reach = 0, entries = 0, arenas = 0, capture = 0, pos, v;
-	uint64_t R = p->n_ranks, V = s->n_variants, rs = 0, rvs = 0;
-	uint32_t r;
+	uint64_t R = p->n_ranks, V = s->n_variants, rvl = 0, maps = 0;
+	uint64_t saved = 0, user_grad = 0;
+	uint32_t r, i;
 	unsigned id;
 	int ok = 1;
 
 	for (r = 0; r < p->n_ranks; r++) {
-		reach += p->ranks[r].n_reachable;
-		entries += p->ranks[r].order_start[p->ranks[r].n_reachable];
-		arenas += p->ranks[r].n_arenas;
-		capture += p->ranks[r].n_graphs;
+		const struct cgs_rank_plan *rp = &p->ranks[r];
+
+		reach += rp->n_reachable;
+		entries += rp->order_start[rp->n_reachable];
+		arenas += rp->n_arenas;
+		capture += rp->n_graphs;
+		saved += rp->n_saved;
+		user_grad += rp->n_user_grad;
+		if (map_stored(rp))
+			for (i = 0; i < rp->n_reachable; i++)
+				maps += rp->reachable[i];
 	}
+	/* n_saved is the largest rank's: layers_total * p->slots */
 	memset(lo, 0, sizeof(*lo));
 	lo->len[CGS_MF_META] = CGS_MF_META_FIXED_BYTES + (uint64_t)s->vpp * 4;
 	lo->len[CGS_MF_STRINGS] = strings_len(s);
@@ -172,16 +247,18 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 	ok &= mul_add(entries, entry_bytes_for(s->vpp), 0,
 		      &lo->len[CGS_MF_ORDERS]);
 	lo->len[CGS_MF_ARENAS] = arenas * CGS_MF_ARENA_BYTES;
-	ok &= mul_add(R, n_saved, 0, &rs) && mul_add(rs, V, 0, &rvs);
-	ok &= mul_add(rs, CGS_MF_FRAME_BYTES, 0,
+	ok &= mul_add(R * V, n_saved / p->slots, 0, &rvl);
+	ok &= mul_add(saved, CGS_MF_FRAME_BYTES, 0,
 		      &lo->len[CGS_MF_SAVED_FRAMES]);
-	ok &= mul_add(R * s->vpp, (uint64_t)p->slots * CGS_MF_FRAME_BYTES, 0,
+	ok &= mul_add(user_grad, CGS_MF_FRAME_BYTES, 0,
 		      &lo->len[CGS_MF_USER_GRAD_FRAMES]);
-	ok &= mul_add(rvs, 3 * CGS_MF_RANGE_BYTES, 0,
+	ok &= mul_add(rvl, 3 * CGS_MF_RANGE_BYTES, 0,
 		      &lo->len[CGS_MF_SAVED_ROLES]);
-	ok &= mul_add(rvs, CGS_MF_RANGE_BYTES, 0,
+	ok &= mul_add(rvl, CGS_MF_RANGE_BYTES, 0,
 		      &lo->len[CGS_MF_USER_GRAD_LAYERS]);
 	ok &= mul_add(capture, 4, 0, &lo->len[CGS_MF_CAPTURE]);
+	ok &= mul_add(maps, CGS_MF_SLOT_MAP_ENTRY_BYTES, 0,
+		      &lo->len[CGS_MF_SLOT_MAPS]);
 	pos = CGS_MF_HEADER_BYTES +
 	      CGS_MF_SECTIONS_KNOWN * CGS_MF_TOC_ENTRY_BYTES;
 	for (id = 1; id <= CGS_MF_SECTIONS_KNOWN && ok; id++) {
@@ -292,10 +369,30 @@ static void write_ranks(uint8_t *b, const struct layout *lo,
 	struct cursor sr = {b + lo->off[CGS_MF_SAVED_ROLES]};
 	struct cursor ul = {b + lo->off[CGS_MF_USER_GRAD_LAYERS]};
 	struct cursor cp = {b + lo->off[CGS_MF_CAPTURE]};
-	uint32_t r, i;
+	struct cursor sm = {b + lo->off[CGS_MF_SLOT_MAPS]};
+	uint64_t saved = 0, user_grad = 0, maps = 0;
+	uint64_t f, at, width;
+	uint32_t r, i, v, c, l;
+	int mapped;
 
 	for (r = 0; r < p->n_ranks; r++) {
 		const struct cgs_rank_plan *rp = &p->ranks[r];
+
+		mapped = map_stored(rp);
+		cgs_put_le32(rk.p + CGS_MF_RANK_SLOTS, rp->slots);
+		cgs_put_le32(rk.p + CGS_MF_RANK_FLAGS,
+			     mapped ? CGS_MF_RANK_HAS_SLOT_MAP : 0);
+		cgs_put_le64(rk.p + CGS_MF_RANK_SAVED_FIRST, saved);
+		cgs_put_le64(rk.p + CGS_MF_RANK_USER_GRAD_FIRST, user_grad);
+		cgs_put_le64(rk.p + CGS_MF_RANK_SLOT_MAP_FIRST, maps);
+		saved += rp->n_saved;
+		user_grad += rp->n_user_grad;
+		width = rp->reachable[rp->n_reachable - 1];
+		for (i = 0; mapped && i < rp->n_reachable; i++) {
+			for (k = 0; k < rp->reachable[i]; k++)
+				put32(&sm, rp->slot_map[i * width + k]);
+			maps += rp->reachable[i];
+		}
 
 		cgs_put_le32(rk.p + CGS_MF_RANK_ID, rp->rank);
 		cgs_put_le32(rk.p + CGS_MF_RANK_REACHABLE, rp->n_reachable);
@@ -340,14 +437,20 @@ static void write_ranks(uint8_t *b, const struct layout *lo,
 			put64(&ar, rp->arenas[i].bytes);
 			put64(&ar, s->alignment);
 		}
-		for (k = 0; k < n_saved; k++)
+		for (k = 0; k < rp->n_saved; k++)
 			put_frame(&sf, &rp->saved[k]);
 		for (k = 0; k < rp->n_user_grad; k++)
 			put_frame(&uf, &rp->user_grad[k]);
-		for (k = 0; k < n_saved * s->n_variants * 3; k++)
-			put_range(&sr, &rp->saved_roles[k]);
-		for (k = 0; k < n_saved * s->n_variants; k++)
-			put_range(&ul, &rp->user_grad_layers[k]);
+		/* slot 0's ranges stand for every slot (check_ranges_per_layer) */
+		for (v = 0; v < s->n_variants; v++)
+			for (c = 0, f = 0; c < s->vpp; f += (uint64_t)s->layers[c] * rp->slots, c++)
+				for (l = 0; l < s->layers[c]; l++) {
+					at = (uint64_t)v * rp->n_saved + f + l;
+					put_range(&sr, &rp->saved_roles[at * 3]);
+					put_range(&sr, &rp->saved_roles[at * 3 + 1]);
+					put_range(&sr, &rp->saved_roles[at * 3 + 2]);
+					put_range(&ul, &rp->user_grad_layers[at]);
+				}
 		for (i = 0; i < rp->n_graphs; i++)
 			put32(&cp, rp->capture[i]);
 	}

@@ -155,7 +155,6 @@ void cgs_runtime_destroy(struct cgs_runtime **rtp)
 	free(rt->copy);
 	free(rt->layers);
 	free(rt->layer_base);
-	free(rt->ring);
 	free(rt->reachable);
 	free(rt->launch_start);
 	free(rt->launches);

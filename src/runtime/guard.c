@@ -221,7 +221,7 @@ int cgs_guard_build(const struct cgs_runtime *rt, struct cgs_guard *out,
 	for (gi = 0; gi < in->n_graphs; gi++) {
 		uint32_t backward;
 
-		cgs_manifest_graph_split(rt->manifest, gi, &v, &f, &backward);
+		cgs_manifest_graph_split(rt->manifest, rt->ri, gi, &v, &f, &backward);
 		fr = cgs_manifest_saved_frame(rt->manifest, rt->ri, f);
 		n_own = 0;
 		saved_spans(rt, v, f, own, &n_own);

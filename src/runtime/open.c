@@ -139,6 +139,8 @@ static void expand_order(struct cgs_runtime *rt, uint32_t i, uint32_t *fwd,
 static int build_tables(struct cgs_runtime *rt, struct cgs_error *err)
 {
 	const struct cgs_manifest_info *mi = cgs_manifest_info(rt->manifest);
+	struct cgs_manifest_ring ring =
+		cgs_manifest_rank_ring(rt->manifest, rt->ri);
 	struct cgs_runtime_info *in = &rt->info;
 	uint32_t c, i, *counters = NULL;
 	uint64_t total = 0;
@@ -148,23 +150,21 @@ static int build_tables(struct cgs_runtime *rt, struct cgs_error *err)
 	in->vpp = mi->vpp;
 	in->group = mi->group;
 	in->max_microbatches = mi->max_microbatches;
-	in->slots = mi->slots;
+	in->slots = ring.slots;  /* this rank's own ring */
 	in->n_variants = mi->n_variants;
 	in->layers_total = mi->layers_total;
-	in->n_saved = mi->n_saved;
-	in->n_graphs = mi->n_graphs;
+	in->n_saved = ring.n_saved;
+	in->n_graphs = ring.n_graphs;
 	in->alignment = mi->alignment;
 	in->n_reachable = cgs_manifest_reachable_count(rt->manifest, rt->ri);
 	in->n_arenas = cgs_manifest_arena_count(rt->manifest, rt->ri);
 	for (i = 0; i < in->n_arenas; i++)
 		in->arena_bytes +=
 			cgs_manifest_arena(rt->manifest, rt->ri, i).bytes;
-	rt->stride = mi->n_saved * 2;
+	rt->stride = ring.n_saved * 2;
 
 	rt->layers = malloc(in->vpp * sizeof(*rt->layers));
 	rt->layer_base = malloc((in->vpp + 1) * sizeof(*rt->layer_base));
-	rt->ring = malloc(((size_t)in->max_microbatches + 1) *
-			  sizeof(*rt->ring));
 	rt->reachable = malloc(((size_t)in->n_reachable + 1) *
 			       sizeof(*rt->reachable));
 	rt->launch_start = malloc(((size_t)in->n_reachable + 1) *
@@ -176,7 +176,7 @@ static int build_tables(struct cgs_runtime *rt, struct cgs_error *err)
 	rt->arena_base = calloc((size_t)in->n_arenas + 1,
 				sizeof(*rt->arena_base));
 	counters = malloc(2 * ((size_t)in->vpp + 1) * sizeof(*counters));
-	if (!rt->layers || !rt->layer_base || !rt->ring || !rt->reachable ||
+	if (!rt->layers || !rt->layer_base || !rt->reachable ||
 	    !rt->launch_start || !rt->exec || !rt->exec_owned ||
 	    !rt->arena_alloc || !rt->arena_base || !counters)
 		goto nomem;
@@ -184,8 +184,6 @@ static int build_tables(struct cgs_runtime *rt, struct cgs_error *err)
 		rt->layers[c] = cgs_manifest_chunk_layers(rt->manifest, c);
 	for (c = 0; c <= in->vpp; c++)
 		rt->layer_base[c] = cgs_manifest_layer_base(rt->manifest, c);
-	for (i = 0; i < in->max_microbatches; i++)
-		rt->ring[i] = i % in->slots;
 	rt->n_missing = in->n_graphs;
 	rt->stats.size = sizeof(rt->stats);
 
@@ -226,10 +224,12 @@ static int open_rank(struct cgs_runtime *rt, uint32_t rank, int device,
 	 * The reader proves the format; these are the runtime's own needs.
 	 * Reachable counts above L would index past the ring.
 	 */
-	if (mi->slots == 0 || mi->vpp == 0)
+	if (cgs_manifest_rank_ring(rt->manifest, rt->ri).slots == 0 ||
+	    mi->vpp == 0)
 		return cgs_error_set(err, CGS_E_FORMAT,
-				     "manifest plans %u slots and %u chunks; both must be at least 1",
-				     mi->slots, mi->vpp);
+				     "manifest plans %u slots and %u chunks for rank %u; both must be at least 1",
+				     cgs_manifest_rank_ring(rt->manifest, rt->ri).slots,
+				     mi->vpp, rank);
 	rc = build_tables(rt, err);
 	if (rc)
 		return rc;
@@ -530,7 +530,7 @@ void cgs_runtime_describe(const struct cgs_runtime *rt, uint32_t g,
 
 	memset(d, 0, sizeof(*d));
 	d->size = sizeof(*d);
-	cgs_manifest_graph_split(rt->manifest, g, &v, &f, &dir);
+	cgs_manifest_graph_split(rt->manifest, rt->ri, g, &v, &f, &dir);
 	fr = cgs_manifest_saved_frame(rt->manifest, rt->ri, f);
 	d->index = g;
 	d->variant = v;

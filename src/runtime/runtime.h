@@ -44,11 +44,6 @@ struct cgs_runtime {
 
 	uint32_t *layers;            /* vpp: layers of each chunk */
 	uint32_t *layer_base;        /* vpp + 1 prefix sums */
-	/*
-	 * The slot ring as data: microbatch k of a chunk runs in slot
-	 * ring[k], k < L.  Format 1 manifests give k mod S.
-	 */
-	uint32_t *ring;
 
 	/* Launch sequence of reachable count i: launches[start[i] .. start[i+1]). */
 	uint32_t *reachable;         /* n_reachable counts, ascending */
@@ -126,16 +121,15 @@ int cgs_runtime_find_count(const struct cgs_runtime *rt, uint32_t n,
 
 /*
  * The physical slot of microbatch k of chunk c in an iteration of the
- * reachable count of index count_idx.  Every manifest so far plans one
- * ring for every count and chunk; a per-count slot map would be read here.
+ * reachable count of index count_idx: the manifest's slot map for that
+ * count where the rank has one, else k mod S (the same for every chunk).
  */
 static inline uint32_t cgs_runtime_ring_slot(const struct cgs_runtime *rt,
 					     uint32_t count_idx, uint32_t c,
 					     uint32_t k)
 {
-	(void)count_idx;
 	(void)c;
-	return rt->ring[k];
+	return cgs_manifest_slot(rt->manifest, rt->ri, count_idx, k);
 }
 
 /* Saved frame index of (chunk, slot, layer). */

@@ -487,7 +487,9 @@ static int replay(struct verifier *v, uint32_t i, uint64_t *live,
 	const int32_t *e = vr->order_entries + vr->order_start[i];
 	uint32_t S = vr->slots, M = vr->vpp, N = vr->reachable[i], c;
 	uint32_t ug_base = M * S, held = UINT32_MAX;
-	uint64_t len, pos;
+	const uint32_t *map = vr->slot_map ? vr->slot_map + vr->slot_map_start[i]
+					   : NULL;
+	uint64_t len, pos, slot;
 
 	if (vr->order_start[i + 1] < vr->order_start[i] ||
 	    vr->order_start[i + 1] - vr->order_start[i] != 2 * (uint64_t)N * M)
@@ -514,7 +516,21 @@ static int replay(struct verifier *v, uint32_t i, uint64_t *live,
 				return order_error(v, i, pos,
 					"chunk %" PRIu32 " runs more than N "
 					"forwards", c);
-			g = c * S + (uint32_t)(fwd[c] % S);
+			slot = map ? map[fwd[c]] : fwd[c] % S;
+			if (slot >= S)
+				return order_error(v, i, pos,
+					"the slot map puts microbatch %" PRIu64
+					" on slot %" PRIu64 ", outside the ring"
+					" of %" PRIu32 " slots", fwd[c], slot,
+					S);
+			g = c * S + (uint32_t)slot;
+			if (bit(live, g) && map)
+				return order_error(v, i, pos,
+					"the forward of chunk %" PRIu32
+					" microbatch %" PRIu64 " reuses saved "
+					"frames of slot %" PRIu64 " that are "
+					"still live (the slot map is unsafe)",
+					c, fwd[c], slot);
 			if (bit(live, g))
 				return order_error(v, i, pos,
 					"the forward of chunk %" PRIu32
@@ -522,7 +538,7 @@ static int replay(struct verifier *v, uint32_t i, uint64_t *live,
 					"frames of slot %" PRIu64 " that are "
 					"still live (a ring of %" PRIu32
 					" slots is too short)", c, fwd[c],
-					fwd[c] % S, S);
+					slot, S);
 			mark_live(v, live, g);
 			fwd[c]++;
 		} else {
@@ -531,7 +547,8 @@ static int replay(struct verifier *v, uint32_t i, uint64_t *live,
 					"the backward of chunk %" PRIu32
 					" microbatch %" PRIu64 " comes before "
 					"its forward", c, bwd[c]);
-			g = c * S + (uint32_t)(bwd[c] % S);
+			slot = map ? map[bwd[c]] : bwd[c] % S;
+			g = c * S + (uint32_t)slot;
 			ug = ug_base + g;
 			if (ug == held)
 				return order_error(v, i, pos,
@@ -540,7 +557,7 @@ static int replay(struct verifier *v, uint32_t i, uint64_t *live,
 					"user-gradient frame (chunk %" PRIu32
 					", slot %" PRIu64 ") of the previous "
 					"backward, which is still being sent",
-					c, bwd[c], c, bwd[c] % S);
+					c, bwd[c], c, slot);
 			mark_live(v, live, ug);
 			/* The saved frames and the previous gradient end here. */
 			bit_clear(live, g);

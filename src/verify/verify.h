@@ -14,9 +14,10 @@
  *     1..M, each chunk running N forwards and N backwards, never a
  *     backward without a pending forward;
  *  3. replaying each order (the k-th +c and the k-th -c are microbatch k
- *     of chunk c, which uses slot k mod S), no forward reuses a saved
- *     frame group (c, k mod S) that is still live and no two consecutive
- *     backward events use the same user-gradient frame;
+ *     of chunk c, which uses slot k mod S, or the slot map's slot), every
+ *     slot lies in the ring, no forward reuses a saved frame group
+ *     (c, slot) that is still live and no two consecutive backward events
+ *     use the same user-gradient frame;
  *  4. within one frame and one variant, the ranges (the three roles of a
  *     saved frame, the layers of a user-gradient frame) are disjoint, and
  *     distinct saved frames of one (chunk, slot) are disjoint for any pair
@@ -82,6 +83,14 @@ struct cgs_verify_rank {
 	const uint32_t *reachable;    /* microbatch counts N */
 	const uint64_t *order_start;  /* n_reachable + 1 offsets */
 	const int32_t *order_entries; /* signed 1-based chunk ids */
+	/*
+	 * Optional slot map (NULL: microbatch k uses slot k mod S): when
+	 * reachable[i] microbatches run, microbatch k of every chunk uses
+	 * slot_map[slot_map_start[i] + k], k < reachable[i].  Each entry
+	 * must be below slots; whether the map is safe is proven here.
+	 */
+	const uint32_t *slot_map;
+	const uint64_t *slot_map_start; /* n_reachable entries */
 
 	uint32_t n_arenas;
 	const uint64_t *arena_bytes;  /* n_arenas sizes */

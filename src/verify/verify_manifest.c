@@ -24,16 +24,20 @@ void cgs_verify_rank_storage_release(struct cgs_verify_rank_storage *st)
 	free(st->user_grad);
 	free(st->saved_frames);
 	free(st->user_grad_frames);
+	free(st->slot_map);
+	free(st->slot_map_start);
 	*st = (struct cgs_verify_rank_storage){0};
 }
 
 static void copy_ranges(struct cgs_verify_rank_storage *st,
 		       const struct cgs_manifest *m, uint32_t ri)
 {
-	const struct cgs_manifest_info *in = cgs_manifest_info(m);
+	const struct cgs_manifest_info *mi = cgs_manifest_info(m);
+	struct cgs_manifest_ring ring = cgs_manifest_rank_ring(m, ri);
+	const struct cgs_manifest_ring *in = &ring;
 	uint32_t f, v, r, c, s, l;
 
-	for (c = 0; c < in->vpp; c++)
+	for (c = 0; c < mi->vpp; c++)
 		for (s = 0; s < in->slots; s++) {
 			struct cgs_manifest_frame ug = cgs_manifest_user_grad_frame(
 				m, ri, c * in->slots + s);
@@ -50,7 +54,7 @@ static void copy_ranges(struct cgs_verify_rank_storage *st,
 				sf = cgs_manifest_saved_frame(m, ri, f);
 				st->saved_frames[f] = (struct cgs_verify_range){
 					sf.arena, sf.offset, sf.bytes};
-				for (v = 0; v < in->n_variants; v++) {
+				for (v = 0; v < mi->n_variants; v++) {
 					uint64_t i = (uint64_t)v * in->n_saved + f;
 					struct cgs_manifest_range g =
 						cgs_manifest_user_grad_layer(m, ri, v, f);
@@ -74,9 +78,11 @@ int cgs_verify_rank_from_manifest(struct cgs_verify_rank_storage *st,
 				  struct cgs_error *err)
 {
 	const struct cgs_manifest_info *in = cgs_manifest_info(m);
+	struct cgs_manifest_ring ring = cgs_manifest_rank_ring(m, ri);
 	struct cgs_verify_rank *vr = &st->view;
-	uint64_t total = 0, ranges = (uint64_t)in->n_saved * in->n_variants;
-	uint32_t i, n_reach = cgs_manifest_reachable_count(m, ri), a;
+	uint64_t total = 0, ranges = (uint64_t)ring.n_saved * in->n_variants;
+	uint64_t mapped = 0;
+	uint32_t i, k, n_reach = cgs_manifest_reachable_count(m, ri), a;
 
 	*st = (struct cgs_verify_rank_storage){0};
 	st->layers = malloc(in->vpp * sizeof(*st->layers));
@@ -87,9 +93,9 @@ int cgs_verify_rank_from_manifest(struct cgs_verify_rank_storage *st,
 				 sizeof(*st->arena_bytes));
 	st->saved = malloc((ranges * 3 + 1) * sizeof(*st->saved));
 	st->user_grad = malloc((ranges + 1) * sizeof(*st->user_grad));
-	st->saved_frames = malloc(((size_t)in->n_saved + 1) *
+	st->saved_frames = malloc(((size_t)ring.n_saved + 1) *
 				  sizeof(*st->saved_frames));
-	st->user_grad_frames = malloc(((size_t)in->n_user_grad + 1) *
+	st->user_grad_frames = malloc(((size_t)ring.n_user_grad + 1) *
 				      sizeof(*st->user_grad_frames));
 	if (!st->layers || !st->variant_names || !st->reachable ||
 	    !st->order_start || !st->arena_bytes || !st->saved ||
@@ -111,12 +117,30 @@ int cgs_verify_rank_from_manifest(struct cgs_verify_rank_storage *st,
 	for (i = 0; i < n_reach; i++)
 		cgs_manifest_order_decode(m, ri, i,
 					  st->order_entries + st->order_start[i]);
+	/* The stored map as it is; the verifier proves it safe itself. */
+	if (ring.slot_map) {
+		st->slot_map_start = malloc((n_reach + 1) *
+					    sizeof(*st->slot_map_start));
+		for (i = 0; i < n_reach; i++)
+			mapped += st->reachable[i];
+		st->slot_map = malloc((mapped + 1) * sizeof(*st->slot_map));
+		if (!st->slot_map_start || !st->slot_map)
+			goto nomem;
+		for (i = 0, mapped = 0; i < n_reach; i++) {
+			st->slot_map_start[i] = mapped;
+			for (k = 0; k < st->reachable[i]; k++)
+				st->slot_map[mapped++] =
+					cgs_manifest_slot(m, ri, i, k);
+		}
+	}
 	for (a = 0; a < cgs_manifest_arena_count(m, ri); a++)
 		st->arena_bytes[a] = cgs_manifest_arena(m, ri, a).bytes;
 	copy_ranges(st, m, ri);
 
 	vr->rank = cgs_manifest_rank_id(m, ri);
-	vr->slots = in->slots;
+	vr->slots = ring.slots;
+	vr->slot_map = st->slot_map;
+	vr->slot_map_start = st->slot_map_start;
 	vr->vpp = in->vpp;
 	vr->layers = st->layers;
 	vr->n_variants = in->n_variants;
@@ -128,7 +152,7 @@ int cgs_verify_rank_from_manifest(struct cgs_verify_rank_storage *st,
 	vr->n_arenas = cgs_manifest_arena_count(m, ri);
 	vr->arena_bytes = st->arena_bytes;
 	vr->alignment = in->alignment;
-	vr->n_saved = in->n_saved;
+	vr->n_saved = ring.n_saved;
 	vr->saved = st->saved;
 	vr->user_grad = st->user_grad;
 	vr->saved_frames = st->saved_frames;

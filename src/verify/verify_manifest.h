@@ -19,6 +19,8 @@ struct cgs_verify_rank_storage {
 	struct cgs_verify_range *user_grad;
 	struct cgs_verify_range *saved_frames;      /* extents */
 	struct cgs_verify_range *user_grad_frames;
+	uint32_t *slot_map;           /* NULL: k mod S */
+	uint64_t *slot_map_start;
 };
 
 /*
