@@ -62,6 +62,7 @@ static void fixture_rank(struct cgs_rank_plan *rp, uint32_t rank)
 						    NULL), 0);
 	}
 
+	rp->slots = FX_S;
 	rp->n_saved = FX_SAVED;
 	rp->saved = calloc(FX_SAVED, sizeof(struct cgs_frame));
 	rp->n_user_grad = FX_UG;
@@ -756,7 +757,7 @@ START_TEST(targeted_edits)
 
 	/* Header. */
 	EDIT_REJECT(CGS_E_FORMAT, "not a cgslot manifest", c[0] = 'X');
-	EDIT_REJECT(CGS_E_VERSION, "newer", cgs_put_le16(c + 8, 2));
+	EDIT_REJECT(CGS_E_VERSION, "newer", cgs_put_le16(c + 8, 3));
 	EDIT_REJECT(CGS_E_FORMAT, "major version 0", cgs_put_le16(c + 8, 0));
 	EDIT_REJECT(CGS_E_FORMAT, "reserved header", c[20] = 1);
 	EDIT_REJECT(CGS_E_FORMAT, "header size", c[12] = 40);
@@ -831,6 +832,30 @@ START_TEST(targeted_edits)
 					 CGS_MF_STATS_COLOUR_LB, 100));
 	EDIT_REJECT(CGS_E_FORMAT, "differ from its arenas",
 		    cgs_put_le64(c + ranks + CGS_MF_RANK_BYTES, 1));
+	/* Format 2: each rank's ring, flags and first indices. */
+	EDIT_REJECT(CGS_E_FORMAT, "rank 0: its ring has 0 slots; accepted: 1..4",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_SLOTS, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 1: its ring has 5 slots; accepted: 1..4",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_SLOTS, 5));
+	EDIT_REJECT(CGS_E_FORMAT, "meta: slots is 5; it must be the largest ring of a rank, 4",
+		    cgs_put_le32(c + meta + CGS_MF_META_SLOTS, 5));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 0: reserved flag bits set (flags 0x2)",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_FLAGS, 2));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 1: first saved/user-grad frame is 0/8",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_SAVED_FIRST, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 1: first slot map entry is 3",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_SLOT_MAP_FIRST, 3));
+	/* a map announced but not stored: section 13 is empty */
+	EDIT_REJECT(CGS_E_FORMAT, "slot map entries",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_FLAGS, 1));
+	/* a smaller ring for rank 1 leaves its frames' count wrong */
+	EDIT_REJECT(CGS_E_FORMAT, "rank 1: n_capture is 48; each of the 36 graphs is captured once",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_SLOTS, 3));
 	/* Figures against the frames and orders. */
 	EDIT_REJECT(CGS_E_FORMAT, "saved figures count 7 frames; the rank has 12",
 		    cgs_put_le32(c + ranks + CGS_MF_RANK_SAVED_STATS +
@@ -922,6 +947,95 @@ START_TEST(targeted_edits)
 		    cgs_put_le32(c + cap, cgs_get_le32(b + cap + 4)));
 	free(c);
 	free(b);
+}
+END_TEST
+
+/* Rotate every rank's slots: microbatch k takes slot (k + 1) mod S, as
+ * safe as k mod S (the same classes), but not the identity. */
+static void fixture_rotate_slots(struct fixture *fx)
+{
+	uint32_t r, i, k, width;
+
+	for (r = 0; r < FX_PP; r++) {
+		struct cgs_rank_plan *rp = &fx->rp[r];
+
+		width = rp->reachable[rp->n_reachable - 1];
+		rp->slot_map = calloc((size_t)rp->n_reachable * width,
+				      sizeof(uint32_t));
+		for (i = 0; i < rp->n_reachable; i++)
+			for (k = 0; k < rp->reachable[i]; k++)
+				rp->slot_map[i * width + k] = (k + 1) % FX_S;
+	}
+}
+
+START_TEST(slot_maps)
+{
+	struct fixture *fx = fixture_create();
+	struct cgs_error err = {0};
+	struct cgs_manifest *m = NULL;
+	struct cgs_manifest_ring ring;
+	size_t len, maps, ranks;
+	uint64_t maps_len;
+	uint8_t *b = NULL, *c;
+	uint32_t ri, i, k, width;
+
+	/* An identity map is k mod S: nothing is stored. */
+	for (ri = 0; ri < FX_PP; ri++) {
+		struct cgs_rank_plan *rp = &fx->rp[ri];
+
+		width = rp->reachable[rp->n_reachable - 1];
+		rp->slot_map = calloc((size_t)rp->n_reachable * width,
+				      sizeof(uint32_t));
+		for (i = 0; i < rp->n_reachable; i++)
+			for (k = 0; k < rp->reachable[i]; k++)
+				rp->slot_map[i * width + k] = k % FX_S;
+	}
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 1, (void **)&b, &len,
+					    &err), 0);
+	section(b, CGS_MF_SLOT_MAPS, &maps_len);
+	ck_assert_uint_eq(maps_len, 0);
+	free(b);
+	for (ri = 0; ri < FX_PP; ri++) {
+		free(fx->rp[ri].slot_map);
+		fx->rp[ri].slot_map = NULL;
+	}
+
+	fixture_rotate_slots(fx);
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 1, (void **)&b, &len,
+					    &err), 0);
+	maps = section(b, CGS_MF_SLOT_MAPS, &maps_len);
+	ranks = section(b, CGS_MF_RANKS, NULL);
+	/* counts 2 and 4 on each of the two ranks */
+	ck_assert_uint_eq(maps_len, 2 * (2 + 4) * 4);
+	ck_assert_msg(cgs_manifest_open_buffer(b, len, &m, &err) == 0, "%s",
+		      err.message);
+	for (ri = 0; ri < FX_PP; ri++) {
+		ring = cgs_manifest_rank_ring(m, ri);
+		ck_assert_int_eq(ring.slot_map, 1);
+		ck_assert_uint_eq(ring.slots, FX_S);
+		for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++)
+			for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
+				ck_assert_uint_eq(cgs_manifest_slot(m, ri, i, k),
+						  (k + 1) % FX_S);
+		/* out of range: zero, never a read past the data */
+		ck_assert_uint_eq(cgs_manifest_slot(m, ri, 0, 2), 0);
+		ck_assert_uint_eq(cgs_manifest_slot(m, ri, 9, 0), 0);
+	}
+	cgs_manifest_close(&m);
+
+	/* Corrupt maps, re-sealed: a slot outside the ring, and two live
+	 * microbatches on one slot (rank 0, N=2 runs both forwards first). */
+	c = malloc(len);
+	EDIT_REJECT(CGS_E_FORMAT, "rank 0 N=2: microbatch 1 has slot 4; its ring has 4 slots",
+		    cgs_put_le32(c + maps + 4, 4));
+	EDIT_REJECT(CGS_E_FORMAT, "microbatch 1 of chunk 1 takes slot 1, whose saved frames are still live",
+		    cgs_put_le32(c + maps + 4, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "slot map entries",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_FLAGS, 0));
+	free(c);
+	free(b);
+	fixture_destroy(fx);
 }
 END_TEST
 
@@ -1127,6 +1241,7 @@ static void wide_round_trip(uint32_t vpp, unsigned want_width)
 	rp.order_start = order_start;
 	rp.order_entries = calloc(2ull * vpp, sizeof(int32_t));
 	ck_assert_int_eq(cgs_order_generate(&op, rp.order_entries, NULL), 0);
+	rp.slots = 1;
 	rp.n_saved = rp.n_user_grad = vpp;
 	rp.saved = calloc(vpp, sizeof(struct cgs_frame));
 	rp.user_grad = calloc(vpp, sizeof(struct cgs_frame));
@@ -1219,6 +1334,7 @@ static Suite *manifest_suite(void)
 	tcase_add_test(tc, open_file);
 	tcase_add_test(tc, writer_refuses_bad_plans);
 	tcase_add_test(tc, entry_widths);
+	tcase_add_test(tc, slot_maps);
 	suite_add_tcase(s, tc);
 	return s;
 }
