@@ -135,11 +135,19 @@ sed 's/slots: auto/slots: {max: 16, per_rank: true}/' "$example" >"$tmp/max16-pr
 	fail "compile of slots: {max: 16, per_rank: true} failed"
 "$cgslot" verify "$tmp/max16-pr.cgslot" "$tmp/max16-pr.yaml" >/dev/null 2>"$tmp/err" ||
 	fail "verify of the searched ring failed: $(cat "$tmp/err")"
+# Rings per rank that differ compile (format 2), verify, and each rank
+# opens with its own ring.
 sed 's/slots: auto/slots: {per_rank: true}/' "$example" >"$tmp/per-rank.yaml"
-"$cgslot" compile "$tmp/per-rank.yaml" -o "$tmp/per-rank.cgslot" 2>"$tmp/err"
-[ $? -eq 1 ] || fail "compile wrote rings per rank into a format without them"
-grep -q 'stores one ring for every rank' "$tmp/err" ||
-	fail "per-rank compile message: $(cat "$tmp/err")"
+"$cgslot" compile "$tmp/per-rank.yaml" -o "$tmp/per-rank.cgslot" >"$tmp/out" 2>"$tmp/err" ||
+	fail "compile of slots: {per_rank: true} failed: $(cat "$tmp/err")"
+grep -q 'ring       per rank: rank 0 8 slots, rank 1 8 slots, rank 2 8 slots, rank 3 5 slots' "$tmp/out" ||
+	fail "per-rank compile summary: $(cat "$tmp/out")"
+"$cgslot" verify "$tmp/per-rank.cgslot" "$tmp/per-rank.yaml" >/dev/null 2>"$tmp/err" ||
+	fail "verify of rings per rank failed: $(cat "$tmp/err")"
+"$cgslot" dump "$tmp/per-rank.cgslot" | grep -q '^  ring        5 slots; 30 saved frames, 10 user-grad frames, 240 graphs; slot k mod S$' ||
+	fail "dump does not show rank 3's own ring"
+"$cgslot" report "$tmp/per-rank.cgslot" | grep -q '^ring: per rank, rank 0 8 slots, rank 1 8 slots, rank 2 8 slots, rank 3 5 slots$' ||
+	fail "report of the manifest does not show rings per rank"
 "$cgslot" plan --max-slots x "$example" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "bad --max-slots is not a usage error"
 "$cgslot" plan -j 0 "$example" >/dev/null 2>&1

@@ -4,8 +4,9 @@
   manifest_edit.py crc FILE...        check each trailer's CRC-32C (exit 1 if bad)
   manifest_edit.py corrupt SRC DIR    write DIR/<case>/manifest.cgslot, one per
                                       corruption below, from the golden SRC
-  manifest_edit.py future SRC OUT     write OUT: SRC as format 1.1 with an extra
-                                      optional section (a reader of 1.0 loads it)
+  manifest_edit.py future SRC OUT     write OUT: SRC as the next minor (2.1 from
+                                      2.0) with an extra optional section (a
+                                      reader of 2.0 loads it)
   manifest_edit.py decode FILE        print FILE decoded as 'cgslot dump --format
                                       json' prints it, by a second reader
   manifest_edit.py poke SRC OUT ID AT FMT VALUE
@@ -67,9 +68,13 @@ def check_crc(paths):
     return bad
 
 
+RANK = 168  # a RANKS entry of format 2 (136 in format 1)
+
+
 def corruptions(src):
-    """(name, bytes) for each corrupt case; most keep a valid checksum so
-    the structural checks behind it are what rejects them."""
+    """(name, bytes) for each corrupt case, from a format 2 manifest; most
+    keep a valid checksum so the structural checks behind it are what
+    rejects them."""
     s = sections(src)
     meta, _ = s[1]
     ranks, _ = s[4]
@@ -87,7 +92,7 @@ def corruptions(src):
         cases.append((name, bytes(b)))
 
     edit("bad-magic", lambda b: b.__setitem__(slice(0, 8), b"CGSLOTXX"))
-    edit("newer-major", lambda b: struct.pack_into("<H", b, 8, 2))
+    edit("newer-major", lambda b: struct.pack_into("<H", b, 8, 3))
     # Noise after the magic: a corrupt header, not a newer format.
     edit("garbage-after-magic",
          lambda b: b.__setitem__(slice(8, 40),
@@ -123,12 +128,28 @@ def corruptions(src):
     edit("figures-saved-frames",
          lambda b: struct.pack_into("<I", b, ranks + 40, 7))
     edit("figures-colours",
-         lambda b: struct.pack_into("<I", b, ranks + 136 + 44, 0xFFFFFFFF))
+         lambda b: struct.pack_into("<I", b, ranks + RANK + 44, 0xFFFFFFFF))
     total = struct.unpack_from("<Q", src, ranks + 104)[0]
     edit("figures-lower-bound",
          lambda b: struct.pack_into("<Q", b, ranks + 112, total + 1))
     edit("figures-upstream-bytes",
-         lambda b: struct.pack_into("<Q", b, ranks + 136 + 128, 1))
+         lambda b: struct.pack_into("<Q", b, ranks + RANK + 128, 1))
+    # Format 2's fields: each rank's ring, its flags, its first indices.
+    edit("ring-zero", lambda b: struct.pack_into("<I", b, ranks + 136, 0))
+    edit("ring-above-meta",
+         lambda b: struct.pack_into("<I", b, ranks + RANK + 136, 99))
+    edit("ring-not-largest",
+         lambda b: struct.pack_into("<I", b, meta + 32, 9))
+    edit("rank-flags-reserved",
+         lambda b: struct.pack_into("<I", b, ranks + 140, 6))
+    edit("rank-saved-first",
+         lambda b: struct.pack_into("<Q", b, ranks + RANK + 144, 0))
+    edit("rank-slot-map-first",
+         lambda b: struct.pack_into("<Q", b, ranks + RANK + 160, 5))
+    # a map announced on the last rank, none stored
+    last = ranks + RANK * (len(src[ranks:ranks + s[4][1]]) // RANK - 1)
+    edit("slot-map-missing",
+         lambda b: struct.pack_into("<I", b, last + 140, 1))
     return cases
 
 
@@ -141,7 +162,7 @@ def future_minor(src):
     payload = b"optional data from a newer writer"
     pad = (-len(payload)) % 8
     out = bytearray(src[:32])
-    struct.pack_into("<H", out, 10, 1)
+    struct.pack_into("<H", out, 10, struct.unpack_from("<H", src, 10)[0] + 1)
     struct.pack_into("<I", out, 16, n + 1)
     for i in range(n):
         sid, flags, off, size = struct.unpack_from("<IIQQ", src, 32 + 24 * i)
@@ -155,21 +176,22 @@ def future_minor(src):
 
 SECTION_NAMES = ["", "meta", "strings", "variants", "ranks", "reachable",
                  "orders", "arenas", "saved_frames", "user_grad_frames",
-                 "saved_roles", "user_grad_layers", "capture"]
+                 "saved_roles", "user_grad_layers", "capture", "slot_maps"]
 
 
 def decode(b):
     """A second reader, from cgslot-manifest(5): the dump JSON structure."""
     assert b[:8] == b"CGSLOTMF", "magic"
     major, minor, hdr, n, res, size = struct.unpack_from("<HHIIIQ", b, 8)
-    assert major == 1 and hdr == 32 and res == 0 and size == len(b)
+    assert major in (1, 2) and hdr == 32 and res == 0 and size == len(b)
+    rank_bytes = 136 if major == 1 else 168
     assert struct.unpack_from("<I", b, len(b) - 4)[0] == crc32c(b[:-4])
     toc, sec, pos = [], {}, 32 + 24 * n
     for i in range(n):
         sid, flags, off, nbytes = struct.unpack_from("<IIQQ", b, 32 + 24 * i)
         assert off == pos and flags in (0, 1)
         pos = (off + nbytes + 7) & ~7
-        toc.append({"id": sid, "name": SECTION_NAMES[sid] if sid <= 12 else "unknown",
+        toc.append({"id": sid, "name": SECTION_NAMES[sid] if sid <= 13 else "unknown",
                     "optional": bool(flags & 1), "offset": off, "bytes": nbytes})
         sec[sid] = b[off:off + nbytes]
     assert pos == len(b) - 8
@@ -182,7 +204,6 @@ def decode(b):
      producer, width, _res) = struct.unpack_from("<QQIIIIIIIIIIII", meta, 0)
     layers = list(struct.unpack_from(f"<{vpp}I", meta, 64))
     base = [sum(layers[:c]) for c in range(vpp + 1)]
-    n_saved, n_ug = slots * ltotal, vpp * slots
     variants = [struct.unpack_from("<II", sec[3], 8 * v) for v in range(nvar)]
     fmt = {1: "b", 2: "h", 4: "i"}[width]
 
@@ -197,25 +218,39 @@ def decode(b):
                 "bytes": nb, "lower_bound_bytes": lbb}
 
     ranks = []
+    saved_first = ug_first = 0
     for ri in range(nranks):
-        r = sec[4][136 * ri:136 * ri + 136]
+        r = sec[4][rank_bytes * ri:rank_bytes * (ri + 1)]
         rid, nreach, nar, ncap, rfirst, afirst, cfirst = struct.unpack_from("<IIIIQQQ", r, 0)
-        orders = []
+        # format 2: the rank's own ring and optional slot map
+        S, flags, map_first = slots, 0, 0
+        if major >= 2:
+            S, flags, sf_first, uf_first, map_first = struct.unpack_from("<IIQQQ", r, 136)
+            assert (sf_first, uf_first) == (saved_first, ug_first)
+        n_saved, n_ug = S * ltotal, vpp * S
+        orders, slot_map = [], ([] if flags & 1 else None)
         for i in range(nreach):
             mb, _r, first = struct.unpack_from("<IIQ", sec[5], 16 * (rfirst + i))
             cnt = 2 * mb * vpp
             orders.append({"microbatches": mb, "entries": list(
                 struct.unpack_from(f"<{cnt}{fmt}", sec[6], first * width))})
+            if slot_map is not None:
+                slot_map.append(list(struct.unpack_from(f"<{mb}I", sec[13], 4 * map_first)))
+                map_first += mb
         arenas = []
         for a in range(nar):
             role, _r, nb, al = struct.unpack_from("<IIQQ", sec[7], 24 * (afirst + a))
             arenas.append({"id": a, "role": ["saved", "user_grad"][role],
                            "bytes": nb, "alignment": al})
+        saved = [frame(sec[8], saved_first + f) for f in range(n_saved)]
         layouts = []
         for v in range(nvar):
             frames = []
             for f in range(n_saved):
-                k = (ri * nvar + v) * n_saved + f
+                if major == 1:
+                    k = (ri * nvar + v) * n_saved + f
+                else:  # once per (variant, chunk, layer)
+                    k = (ri * nvar + v) * ltotal + base[saved[f]["chunk"]] + saved[f]["layer"]
                 t = struct.unpack_from("<6Q", sec[10], 48 * k)
                 u = struct.unpack_from("<2Q", sec[11], 16 * k)
                 frames.append({"input": list(t[0:2]), "output": list(t[2:4]),
@@ -223,23 +258,26 @@ def decode(b):
             layouts.append({"variant": string(variants[v][0]), "frames": frames})
         totals = struct.unpack_from("<4Q", r, 104)
         ranks.append({
-            "rank": rid, "orders": orders,
+            "rank": rid, "slots": S, "slot_map": slot_map, "orders": orders,
             "report": {"saved": stats(r, 40), "user_grad": stats(r, 72),
                        "bytes": totals[0], "lower_bound_bytes": totals[1],
                        "bytes_without_sharing": totals[2],
                        "bytes_colour_arenas": totals[3]},
             "arenas": arenas,
-            "saved_frames": [frame(sec[8], ri * n_saved + f) for f in range(n_saved)],
-            "user_grad_frames": [frame(sec[9], ri * n_ug + u) for u in range(n_ug)],
+            "saved_frames": saved,
+            "user_grad_frames": [frame(sec[9], ug_first + u) for u in range(n_ug)],
             "layouts": layouts,
             "capture": list(struct.unpack_from(f"<{ncap}I", sec[12], 4 * cfirst)),
         })
         # The index formulas of the man page name every frame.
         for c in range(vpp):
-            for s in range(slots):
+            for s in range(S):
                 for l in range(layers[c]):
-                    f = ranks[-1]["saved_frames"][base[c] * slots + s * layers[c] + l]
+                    f = ranks[-1]["saved_frames"][base[c] * S + s * layers[c] + l]
                     assert (f["chunk"], f["slot"], f["layer"]) == (c, s, l)
+        saved_first += n_saved
+        ug_first += n_ug
+    n_saved, n_ug = slots * ltotal, vpp * slots
     return {
         "format": {"major": major, "minor": minor}, "bytes": len(b),
         "crc32c": f"{struct.unpack_from('<I', b, len(b) - 4)[0]:08x}",

@@ -54,8 +54,24 @@ static void print_summary(const char *schedule, const char *output,
 	printf("  pipeline   %s%spp %u, vpp %u, %u layers per rank, group %u, max microbatches %u\n",
 	       in->name, *in->name ? ": " : "", in->pp, in->vpp,
 	       in->layers_total, in->group, in->max_microbatches);
-	printf("  ring       %u slots, %u saved and %u user-grad frames per rank\n",
-	       in->slots, in->n_saved, in->n_user_grad);
+	for (ri = 0; ri < in->n_ranks; ri++)
+		if (cgs_manifest_rank_ring(m, ri).slots != in->slots)
+			break;
+	if (ri == in->n_ranks) {
+		printf("  ring       %u slots, %u saved and %u user-grad frames per rank\n",
+		       in->slots, in->n_saved, in->n_user_grad);
+	} else {
+		printf("  ring       per rank:");
+		for (ri = 0; ri < in->n_ranks; ri++)
+			printf("%s rank %u %u slots", ri ? "," : "",
+			       cgs_manifest_rank_id(m, ri),
+			       cgs_manifest_rank_ring(m, ri).slots);
+		printf("\n");
+	}
+	for (ri = 0; ri < in->n_ranks; ri++)
+		if (cgs_manifest_rank_ring(m, ri).slot_map)
+			printf("  slot map   rank %u: slots from a map per microbatch count\n",
+			       cgs_manifest_rank_id(m, ri));
 	printf("  variants  ");
 	for (v = 0; v < in->n_variants; v++)
 		printf(" %s (cp %u)%s", cgs_manifest_variant_name(m, v),
