@@ -15,7 +15,7 @@ import struct
 
 SECTION_NAMES = ["", "meta", "strings", "variants", "ranks", "reachable",
                  "orders", "arenas", "saved_frames", "user_grad_frames",
-                 "saved_roles", "user_grad_layers", "capture"]
+                 "saved_roles", "user_grad_layers", "capture", "slot_maps"]
 HEADER_BYTES = 32
 TOC_ENTRY_BYTES = 24
 FLAG_OPTIONAL = 1
@@ -54,10 +54,15 @@ class Manifest:
         self.variants = [(self.string(_u32(sec[3], 8 * v)),
                           _u32(sec[3], 8 * v + 4))
                          for v in range(self.n_variants)]
+        # the largest ring's counts (format 2: each rank has its own ring)
         self.n_saved = self.slots * self.layers_total
         self.n_user_grad = self.vpp * self.slots
         self.n_graphs = self.n_variants * self.n_saved * 2
+        self.rank_bytes = 136 if self.major == 1 else 168
+        self.base = [sum(self.layers[:c]) for c in range(self.vpp + 1)]
+        self._saved_first = self._ug_first = 0
         self.ranks = [self._rank(ri) for ri in range(self.n_ranks)]
+        self.per_rank = any(r["slots"] != self.slots for r in self.ranks)
 
     def string(self, off):
         s = self.sec[2]
@@ -82,12 +87,19 @@ class Manifest:
 
     def _rank(self, ri):
         b = self.sec[4]
-        o = 136 * ri
+        o = self.rank_bytes * ri
         rid, n_reach, n_arenas, n_cap = struct.unpack_from("<4I", b, o)
         reach_first, arena_first, cap_first = struct.unpack_from("<3Q", b,
                                                                   o + 16)
+        S, flags, map_first = self.slots, 0, 0
+        if self.major >= 2:
+            S, flags = struct.unpack_from("<II", b, o + 136)
+            map_first = _u64(b, o + 160)
         r = {"rank": rid, "saved": self._stats(b, o + 40),
-             "user_grad": self._stats(b, o + 72)}
+             "user_grad": self._stats(b, o + 72), "slots": S,
+             "n_saved": S * self.layers_total, "n_user_grad": self.vpp * S,
+             "slot_map": [] if flags & 1 else None}
+        n_saved = r["n_saved"]
         (r["bytes"], r["lower_bound_bytes"], r["bytes_without_sharing"],
          r["bytes_colour_arenas"]) = struct.unpack_from("<4Q", b, o + 104)
         fmt = {1: "b", 2: "h", 4: "i"}[self.entry_bytes]
@@ -99,18 +111,29 @@ class Manifest:
             r["orders"].append(list(struct.unpack_from(
                 "<%d%s" % (length, fmt), self.sec[6],
                 first * self.entry_bytes)))
+            if r["slot_map"] is not None:
+                r["slot_map"].append(list(struct.unpack_from(
+                    "<%dI" % n, self.sec[13], 4 * map_first)))
+                map_first += n
         r["arenas"] = []
         for i in range(arena_first, arena_first + n_arenas):
             role, _, nb, al = struct.unpack_from("<IIQQ", self.sec[7], 24 * i)
             r["arenas"].append({"role": role, "bytes": nb, "alignment": al})
-        r["saved_frames"] = self._frames(8, ri * self.n_saved, self.n_saved)
-        r["user_grad_frames"] = self._frames(9, ri * self.n_user_grad,
-                                             self.n_user_grad)
+        r["saved_frames"] = self._frames(8, self._saved_first, n_saved)
+        r["user_grad_frames"] = self._frames(9, self._ug_first,
+                                             r["n_user_grad"])
+        self._saved_first += n_saved
+        self._ug_first += r["n_user_grad"]
         r["layouts"] = []
         for v in range(self.n_variants):
             rows = []
-            for f in range(self.n_saved):
-                k = (ri * self.n_variants + v) * self.n_saved + f
+            for f in range(n_saved):
+                if self.major == 1:
+                    k = (ri * self.n_variants + v) * n_saved + f
+                else:  # format 2: once per (variant, chunk, layer)
+                    fr = r["saved_frames"][f]
+                    k = ((ri * self.n_variants + v) * self.layers_total +
+                         self.base[fr["chunk"]] + fr["layer"])
                 roles = struct.unpack_from("<6Q", self.sec[10], 48 * k)
                 ug = struct.unpack_from("<QQ", self.sec[11], 16 * k)
                 rows.append([roles[0:2], roles[2:4], roles[4:6], ug])
@@ -119,8 +142,10 @@ class Manifest:
                                                4 * cap_first))
         return r
 
-    def graph_split(self, g):
-        return g // 2 // self.n_saved, g // 2 % self.n_saved, g % 2
+    @staticmethod
+    def graph_split(r, g):
+        n = r["n_saved"]
+        return g // 2 // n, g // 2 % n, g % 2
 
 
 def _arena_role(role):
@@ -145,8 +170,14 @@ def dump_text(m, w):
       (m.pp, m.vpp, m.group, m.max_microbatches))
     w("layers     " + "".join(" %u" % n for n in m.layers) +
       " (%u per rank)\n" % m.layers_total)
-    w("ring        %u slots; per rank %u saved frames, %u user-grad frames, "
-      "%u graphs\n" % (m.slots, m.n_saved, m.n_user_grad, m.n_graphs))
+    if m.per_rank:
+        w("ring        per rank, the largest %u slots; up to %u saved frames, "
+          "%u user-grad frames, %u graphs\n" %
+          (m.slots, m.n_saved, m.n_user_grad, m.n_graphs))
+    else:
+        w("ring        %u slots; per rank %u saved frames, %u user-grad "
+          "frames, %u graphs\n" %
+          (m.slots, m.n_saved, m.n_user_grad, m.n_graphs))
     w("alignment   %u\n" % m.alignment)
     w("\nvariants\n")
     for v, (name, cp) in enumerate(m.variants):
@@ -171,7 +202,16 @@ def _text_frame(i, f, w):
 
 
 def _text_rank(m, r, w):
-    w("\nrank %u\n  reachable  " % r["rank"])
+    S = r["slots"]
+    w("\nrank %u\n  ring        %u slots; %u saved frames, %u user-grad "
+      "frames, %u graphs; %s\n" %
+      (r["rank"], S, r["n_saved"], r["n_user_grad"],
+       r["n_saved"] * 2 * m.n_variants,
+       "slots from the slot map" if r["slot_map"] is not None
+       else "slot k mod S"))
+    for n, row in zip(r["reachable"], r["slot_map"] or []):
+        w("  slots N=%u:" % n + "".join(" %u" % x for x in row) + "\n")
+    w("  reachable  ")
     w("".join(" %u" % n for n in r["reachable"]) + "\n")
     for n, order in zip(r["reachable"], r["orders"]):
         w("  order N=%u:" % n + "".join(" %d" % e for e in order) + "\n")
@@ -207,9 +247,9 @@ def _text_rank(m, r, w):
             w("    %-6u" % f + "".join(" %11u+%-11u" % x for x in ranges) +
               "\n")
     w("  capture (graph = (variant * %u + frame) * 2 + direction)\n" %
-      m.n_saved)
+      r["n_saved"])
     for i, g in enumerate(r["capture"]):
-        v, f, d = m.graph_split(g)
+        v, f, d = m.graph_split(r, g)
         fr = r["saved_frames"][f]
         w("    %-6u graph %-7u %s chunk %u slot %u layer %u %s\n" %
           (i, g, m.variants[v][0], fr["chunk"], fr["slot"], fr["layer"],
@@ -226,7 +266,11 @@ def _json_frame(f, last, w):
 
 
 def _json_rank(m, r, last, w):
-    w('    {\n      "rank": %u,\n      "orders": [\n' % r["rank"])
+    w('    {\n      "rank": %u,\n      "slots": %u,\n      "slot_map": %s,\n'
+      '      "orders": [\n' %
+      (r["rank"], r["slots"], "null" if r["slot_map"] is None else
+       "[" + ", ".join("[" + ", ".join("%u" % x for x in row) + "]"
+                       for row in r["slot_map"]) + "]"))
     n = len(r["reachable"])
     for i, (mb, order) in enumerate(zip(r["reachable"], r["orders"])):
         w('        {"microbatches": %u, "entries": [%s]}%s\n' %
@@ -251,10 +295,10 @@ def _json_rank(m, r, last, w):
              "," if i + 1 < na else ""))
     w('      ],\n      "saved_frames": [\n')
     for i, f in enumerate(r["saved_frames"]):
-        _json_frame(f, i + 1 == m.n_saved, w)
+        _json_frame(f, i + 1 == r["n_saved"], w)
     w('      ],\n      "user_grad_frames": [\n')
     for i, f in enumerate(r["user_grad_frames"]):
-        _json_frame(f, i + 1 == m.n_user_grad, w)
+        _json_frame(f, i + 1 == r["n_user_grad"], w)
     w('      ],\n      "layouts": [\n')
     for v, rows in enumerate(r["layouts"]):
         w('        {"variant": %s, "frames": [\n' % _json_str(m.variants[v][0]))
@@ -262,7 +306,7 @@ def _json_rank(m, r, last, w):
             w('          {"input": [%u, %u], "output": [%u, %u], '
               '"saved": [%u, %u], "user_grad": [%u, %u]}%s\n' %
               (x[0] + x[1] + x[2] + x[3] +
-               ("," if f + 1 < m.n_saved else "",)))
+               ("," if f + 1 < r["n_saved"] else "",)))
         w("        ]}%s\n" % ("," if v + 1 < m.n_variants else ""))
     w('      ],\n      "capture": [%s]\n    }%s\n' %
       (", ".join("%u" % g for g in r["capture"]), "" if last else ","))
@@ -299,12 +343,14 @@ def dump_json(m, w):
 
 
 def dump_te_plan(m, w):
-    S = m.slots
-    w('{\n  "slots": %u,\n  "ranks": [' % S)
+    w('{\n  "slots": %u,\n  "ranks": [' % m.slots)
     for i, r in enumerate(m.ranks):
         first = True
-        w('%s\n    {\n      "rank": %u,\n      "plan": [' %
-          ("," if i else "", r["rank"]))
+        S = r["slots"]
+        w('%s\n    {\n      "rank": %u,' % ("," if i else "", r["rank"]))
+        if m.per_rank:
+            w('\n      "slots": %u,' % S)
+        w('\n      "plan": [')
         for v in range(m.n_variants):
             base = 0
             for c in range(m.vpp):
@@ -358,7 +404,12 @@ def report_text(m, w):
       (m.name or "(unnamed)", m.pp, m.vpp, m.group, m.max_microbatches,
        m.layers_total, " ".join("%u" % n for n in m.layers), m.alignment))
     w("variants:" + "".join(" %s (cp %u)" % v for v in m.variants))
-    w("\nring: %u slots shared by every rank\n" % m.slots)
+    if m.per_rank:
+        w("\nring: per rank," + ",".join(" rank %u %u slots" %
+                                         (r["rank"], r["slots"])
+                                         for r in m.ranks) + "\n")
+    else:
+        w("\nring: %u slots shared by every rank\n" % m.slots)
     total = without = colour = 0
     for r in m.ranks:
         w("\nrank %u: %u microbatch counts (%s), %u graphs\n" %
@@ -395,6 +446,24 @@ def report_text(m, w):
            _fmt_bytes(colour)))
 
 
+def _rank_json(m, r, role):
+    out = {"rank": r["rank"]}
+    if m.per_rank:
+        out["slots"] = r["slots"]
+    out.update({
+        "reachable": r["reachable"],
+        "graphs": len(r["capture"]), "saved": role(r["saved"]),
+        "user_grad": role(r["user_grad"]), "bytes": r["bytes"],
+        "lower_bound_bytes": r["lower_bound_bytes"],
+        "bytes_without_sharing": r["bytes_without_sharing"],
+        "bytes_colour_arenas": r["bytes_colour_arenas"],
+        "arenas": [{"id": i, "role": _arena_role(a["role"]),
+                    "bytes": a["bytes"]}
+                   for i, a in enumerate(r["arenas"])],
+    })
+    return out
+
+
 def report_json(m, w):
     def role(s):
         return {k: s[k] for k in ("frames", "colours", "colour_lower_bound",
@@ -405,17 +474,7 @@ def report_json(m, w):
         "max_microbatches": m.max_microbatches, "pp": m.pp, "vpp": m.vpp,
         "group": m.group, "layers": m.layers, "alignment": m.alignment,
         "variants": [{"name": n, "cp": cp} for n, cp in m.variants],
-        "ranks": [{
-            "rank": r["rank"], "reachable": r["reachable"],
-            "graphs": len(r["capture"]), "saved": role(r["saved"]),
-            "user_grad": role(r["user_grad"]), "bytes": r["bytes"],
-            "lower_bound_bytes": r["lower_bound_bytes"],
-            "bytes_without_sharing": r["bytes_without_sharing"],
-            "bytes_colour_arenas": r["bytes_colour_arenas"],
-            "arenas": [{"id": i, "role": _arena_role(a["role"]),
-                        "bytes": a["bytes"]}
-                       for i, a in enumerate(r["arenas"])],
-        } for r in m.ranks],
+        "ranks": [_rank_json(m, r, role) for r in m.ranks],
     }
     # jansson's JSON_INDENT(2) layout, which json.dumps(indent=2) shares.
     w(json.dumps(doc, indent=2, ensure_ascii=False) + "\n")

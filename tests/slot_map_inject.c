@@ -1,0 +1,99 @@
+/*
+ * Test-only: compile a schedule as cgslot compile does, then give every
+ * rank a slot map before writing the manifest, so that the map path of
+ * the reader, libcgslot, dump, plot, verify and the bindings runs end to
+ * end before the planner itself produces maps.
+ *
+ *   slot_map_inject SCHEDULE OUT rotate   microbatch k takes slot (k + 1)
+ *                                         mod S: the same classes as k mod
+ *                                         S, so as safe, but not identity
+ *   slot_map_inject SCHEDULE OUT range    slot S for one microbatch
+ *   slot_map_inject SCHEDULE OUT live     microbatches 0 and 1 of the
+ *                                         largest count share a slot
+ *
+ * The writer does not validate contents; the last two give manifests that
+ * every reader must refuse.  Exit 0 when OUT is written, 1 otherwise.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "input/limits.h"
+#include "input/schedule.h"
+#include "manifest/writer.h"
+#include "order/schedule_load.h"
+#include "plan/plan.h"
+
+static int set_maps(struct cgs_plan *p, const char *mode)
+{
+	uint32_t r, i, k, width;
+
+	for (r = 0; r < p->n_ranks; r++) {
+		struct cgs_rank_plan *rp = &p->ranks[r];
+
+		width = rp->reachable[rp->n_reachable - 1];
+		free(rp->slot_map);
+		rp->slot_map = calloc((size_t)rp->n_reachable * width,
+				      sizeof(uint32_t));
+		if (!rp->slot_map)
+			return 1;
+		for (i = 0; i < rp->n_reachable; i++)
+			for (k = 0; k < rp->reachable[i]; k++)
+				rp->slot_map[i * width + k] = (k + 1) % rp->slots;
+	}
+	if (strcmp(mode, "range") == 0) {
+		p->ranks[0].slot_map[0] = p->ranks[0].slots;
+	} else if (strcmp(mode, "live") == 0) {
+		struct cgs_rank_plan *rp = &p->ranks[0];
+
+		/* rank 0 runs its warmup forwards before any backward */
+		i = rp->n_reachable - 1;
+		width = rp->reachable[i];
+		rp->slot_map[i * width + 1] = rp->slot_map[i * width];
+	} else if (strcmp(mode, "rotate") != 0) {
+		return 1;
+	}
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	struct cgs_error err = {0};
+	struct cgs_schedule *s = NULL;
+	struct cgs_plan *plan = NULL;
+	struct cgs_limits limits;
+	void *buf = NULL;
+	size_t len = 0;
+	FILE *f;
+	int rc = 1;
+
+	if (argc != 4) {
+		fprintf(stderr, "usage: slot_map_inject SCHEDULE OUT rotate|range|live\n");
+		return 2;
+	}
+	cgs_limits_init(&limits);
+	if (cgs_schedule_load(argv[1], &limits, &s, &err) ||
+	    cgs_plan_create(s, NULL, &plan, &err)) {
+		fprintf(stderr, "slot_map_inject: %s\n", err.message);
+		goto out;
+	}
+	if (set_maps(plan, argv[3])) {
+		fprintf(stderr, "slot_map_inject: bad mode or out of memory\n");
+		goto out;
+	}
+	if (cgs_manifest_write(plan, cgs_schedule_hash(s), &buf, &len, &err)) {
+		fprintf(stderr, "slot_map_inject: %s\n", err.message);
+		goto out;
+	}
+	f = fopen(argv[2], "wb");
+	if (!f || fwrite(buf, 1, len, f) != len || fclose(f) != 0) {
+		fprintf(stderr, "slot_map_inject: cannot write %s\n", argv[2]);
+		goto out;
+	}
+	rc = 0;
+out:
+	free(buf);
+	cgs_plan_destroy(&plan);
+	cgs_schedule_destroy(&s);
+	return rc;
+}
