@@ -96,10 +96,10 @@ cmp -s "$out/m.cgslot" "$tmp/good.cgslot" || fail "a failed plan changed the man
 no_temp "$out"
 
 # A disk that fills up mid-write: exit 3, the earlier manifest intact, no
-# temporary file.  A file-size limit makes every write past 4 KiB fail
+# temporary file.  A file-size limit makes every write past 1 KiB fail
 # (EFBIG, with SIGXFSZ ignored), as a full disk would; where a small tmpfs
 # can be mounted (root with CAP_SYS_ADMIN) a real ENOSPC is tried too.
-(ulimit -f 4 && trap '' XFSZ && exec "$cgslot" compile -q "$other" -o "$out/m.cgslot") \
+(ulimit -f 1 && trap '' XFSZ && exec "$cgslot" compile -q "$other" -o "$out/m.cgslot") \
 	>"$tmp/out" 2>"$tmp/err"
 [ $? -eq 3 ] || fail "a write past the file-size limit did not exit 3: $(cat "$tmp/err")"
 grep -q "m.cgslot" "$tmp/err" || fail "the failed write does not name the manifest: $(cat "$tmp/err")"
@@ -185,7 +185,7 @@ done
 
 # dump: text and JSON of the same manifest agree with each other.
 run 0 dump "$out/m.cgslot"
-grep -q "^manifest    format 1.0, " "$tmp/out" || fail "dump text header: $(head -n 1 "$tmp/out")"
+grep -q "^manifest    format 2.0, " "$tmp/out" || fail "dump text header: $(head -n 1 "$tmp/out")"
 grep -q "^schedule    golden-dcp-vpp, hash " "$tmp/out" || fail "dump text schedule"
 grep -q "^  order N=4: " "$tmp/out" || fail "dump text lacks the orders"
 run 0 dump --format json "$out/m.cgslot"
