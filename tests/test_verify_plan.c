@@ -363,12 +363,14 @@ START_TEST(manifest_entry_points)
 			 CGS_E_MISMATCH);
 	ck_assert_ptr_nonnull(strstr(err.message, "does not match"));
 	ck_assert_int_eq(cgs_verify_manifest(NULL, NULL, NULL), CGS_E_ARG);
-	n_saved = cgs_manifest_info(m)->n_saved;
+	/* format 2: ranges once per (variant, chunk, layer) */
+	n_saved = cgs_manifest_info(m)->layers_total;
 	n_variants = cgs_manifest_info(m)->n_variants;
 	ck_assert_str_eq(cgs_manifest_variant_name(m, 3), "cp8");
 	cgs_manifest_close(&m);
 
-	/* Rank index 1, variant 3, saved frame 0, role saved (r = 2). */
+	/* Rank index 1, variant 3, chunk 0 layer 0 (saved frame 0 and the
+	 * same layer in every slot), role saved (r = 2). */
 	ck_assert_msg(cgs_test_section_offset(b, CGS_MF_SAVED_ROLES) != 0,
 		      "no saved-roles section");
 	role = b + cgs_test_section_offset(b, CGS_MF_SAVED_ROLES) +
