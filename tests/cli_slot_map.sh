@@ -10,9 +10,17 @@ inject=$(realpath "${1:?usage: cli_slot_map.sh SLOT_MAP_INJECT}") || exit 1
 example=testdata/examples/qwen-pp4-vpp2-dcp.yaml
 # With one chunk per rank a rotation keeps every live window of the ring,
 # so the plan's colours stay valid under it.
-onechunk=testdata/manifest/slot-map/schedule.yaml
+onechunk=testdata/manifest/slot-map/rotate/schedule.yaml
+golden=testdata/manifest/slot-map/rotate/manifest.cgslot
 
+export CGSLOT_PRODUCER=golden
 "$inject" "$onechunk" "$tmp/rot.cgslot" rotate || fail "inject rotate failed"
+# The same manifest is kept under testdata (the bindings' tests read it);
+# CGS_UPDATE_GOLDEN=1 rewrites it.
+if [ "${CGS_UPDATE_GOLDEN:-0}" = 1 ]; then
+	cp "$tmp/rot.cgslot" "$golden"
+fi
+cmp -s "$tmp/rot.cgslot" "$golden" || fail "$golden differs from what the injector writes now"
 run 0 verify "$tmp/rot.cgslot" "$onechunk"
 grep -q "verified 4 ranks" "$tmp/out" || fail "verify: $(cat "$tmp/out")"
 run 0 dump "$tmp/rot.cgslot"
