@@ -385,6 +385,46 @@ START_TEST(explicit_orders)
 }
 END_TEST
 
+/*
+ * The checker follows a plan's slot map: a rotation on one chunk keeps
+ * the ring's live windows (accepted); two live microbatches on one slot,
+ * or a slot outside the ring, are refused.
+ */
+START_TEST(checker_follows_slot_map)
+{
+	struct cgs_schedule *s = make_schedule(4, 1, 4, 16, NULL, 256, 2);
+	struct cgs_rank_plan *rp;
+	struct cgs_plan *p;
+	uint32_t r, i, k, width, last;
+	char msg[512];
+
+	set_bytes(s, 0, 1024, 1024, 4096, 512);
+	set_bytes(s, 1, 2048, 2048, 8192, 1024);
+	p = plan_ok(s);
+	for (r = 0; r < p->n_ranks; r++) {
+		rp = &p->ranks[r];
+		width = rp->reachable[rp->n_reachable - 1];
+		rp->slot_map = calloc((size_t)rp->n_reachable * width,
+				      sizeof(uint32_t));
+		for (i = 0; i < rp->n_reachable; i++)
+			for (k = 0; k < rp->reachable[i]; k++)
+				rp->slot_map[i * width + k] = (k + 1) % rp->slots;
+	}
+	ck_assert_msg(cgs_plan_check(s, p, msg, sizeof(msg)) == 0, "%s", msg);
+	rp = &p->ranks[0];
+	width = rp->reachable[rp->n_reachable - 1];
+	last = rp->n_reachable - 1;
+	rp->slot_map[last * width + 1] = rp->slot_map[last * width];
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "are live together in slot"), "%s", msg);
+	rp->slot_map[last * width + 1] = rp->slots;
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "outside the ring"), "%s", msg);
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
 START_TEST(frame_limit)
 {
 	struct cgs_schedule *s = make_schedule(4, 1, 4, 8, NULL, 1, 1);
@@ -813,6 +853,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, capture_order);
 		tcase_add_test(tc, explicit_orders);
 		tcase_add_test(tc, frame_limit);
+		tcase_add_test(tc, checker_follows_slot_map);
 		tcase_add_test(tc, checker_catches_overlap);
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, clique_search);

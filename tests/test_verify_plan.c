@@ -333,6 +333,80 @@ END_TEST
  * schedule and not another; one range shrunk by a byte (checksum fixed
  * up) still verifies but no longer holds what its schedule asks.
  */
+/*
+ * Slot maps: the verifier replays with the plan's map.  A rotation on a
+ * one-chunk pipeline keeps every live window of the ring and verifies;
+ * the same rotation on two chunks pairs frames the colouring let share
+ * bytes; a map with two live microbatches on one slot, or a slot outside
+ * the ring, is refused by the verifier's own replay.
+ */
+static void rotate_maps(struct cgs_plan *p)
+{
+	uint32_t r, i, k, width;
+
+	for (r = 0; r < p->n_ranks; r++) {
+		struct cgs_rank_plan *rp = &p->ranks[r];
+
+		width = rp->reachable[rp->n_reachable - 1];
+		free(rp->slot_map);
+		rp->slot_map = calloc((size_t)rp->n_reachable * width,
+				      sizeof(uint32_t));
+		ck_assert_ptr_nonnull(rp->slot_map);
+		for (i = 0; i < rp->n_reachable; i++)
+			for (k = 0; k < rp->reachable[i]; k++)
+				rp->slot_map[i * width + k] = (k + 1) % rp->slots;
+	}
+}
+
+static int verify_msg(const struct cgs_plan *p, const char *needle)
+{
+	struct cgs_error err = {0};
+	int rc = cgs_verify_plan(p, NULL, &err);
+
+	if (needle)
+		ck_assert_msg(rc == CGS_E_VERIFY && strstr(err.message, needle),
+			      "want '%s', got %d: %s", needle, rc, err.message);
+	else
+		ck_assert_msg(rc == 0, "%s", err.message);
+	return rc;
+}
+
+START_TEST(slot_maps_verified)
+{
+	struct cgs_error err = {0};
+	struct cgs_schedule *one = NULL, *two = NULL;
+	struct cgs_plan *p = NULL;
+	struct cgs_rank_plan *rp;
+	uint32_t width, last;
+
+	ck_assert_int_eq(cgs_schedule_load(cgs_test_path(
+		"testdata/manifest/slot-map/rotate/schedule.yaml"), NULL, &one,
+		&err), 0);
+	ck_assert_int_eq(cgs_plan_create(one, NULL, &p, &err), 0);
+	rotate_maps(p);
+	verify_msg(p, NULL);
+	rp = &p->ranks[0];
+	width = rp->reachable[rp->n_reachable - 1];
+	last = rp->n_reachable - 1;
+	/* rank 0 runs its warmup forwards first: 0 and 1 are live together */
+	rp->slot_map[last * width + 1] = rp->slot_map[last * width];
+	verify_msg(p, "still live (the slot map is unsafe)");
+	rp->slot_map[last * width + 1] = rp->slots;
+	verify_msg(p, "outside the ring");
+	cgs_plan_destroy(&p);
+
+	ck_assert_int_eq(cgs_schedule_load(cgs_test_path(
+		"testdata/examples/qwen-pp4-vpp2-dcp.yaml"), NULL, &two, &err), 0);
+	ck_assert_int_eq(cgs_plan_create(two, NULL, &p, &err), 0);
+	verify_msg(p, NULL);
+	rotate_maps(p);
+	verify_msg(p, "overlaps");
+	cgs_plan_destroy(&p);
+	cgs_schedule_destroy(&one);
+	cgs_schedule_destroy(&two);
+}
+END_TEST
+
 START_TEST(manifest_entry_points)
 {
 	struct cgs_error err = {0};
@@ -404,6 +478,7 @@ static Suite *verify_plan_suite(void)
 	tcase_add_loop_test(tc, planted_overlaps_caught, 0, sweep ? 4 : 2);
 	tcase_add_test(tc, shrunk_range_caught);
 	tcase_add_test(tc, manifest_entry_points);
+	tcase_add_test(tc, slot_maps_verified);
 	suite_add_tcase(s, tc);
 	return s;
 }
