@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -219,4 +220,22 @@ int cgs_cli_parse_format(const char *cmd, const char *arg, unsigned accepted,
 	}
 	return cgs_cli_usage_error(cmd, "--format '%s' is not known; accepted: %s",
 				   arg, list);
+}
+
+const char *cgs_cli_human(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB",
+					   "PiB", "EiB"};
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 6) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%" PRIu64 " B", bytes);
+	else
+		snprintf(buf, size, "%.2f %s", v, unit[u]);
+	return buf;
 }

@@ -21,25 +21,6 @@
 #include "manifest/writer.h"
 #include "plan/plan.h"
 
-/* Bytes in binary units, for people. */
-static const char *human(uint64_t b, char *buf, size_t size)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB",
-					   "PiB", "EiB"};
-	double v = (double)b;
-	int u = 0;
-
-	while (v >= 1024 && u < 6) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, size, "%llu B", (unsigned long long)b);
-	else
-		snprintf(buf, size, "%.2f %s", v, unit[u]);
-	return buf;
-}
-
 static void print_summary(const char *schedule, const char *output,
 			  const struct cgs_manifest *m, size_t len)
 {
@@ -71,10 +52,10 @@ static void print_summary(const char *schedule, const char *output,
 		       cgs_manifest_rank_id(m, ri),
 		       cgs_manifest_reachable_count(m, ri),
 		       cgs_manifest_capture_count(m, ri),
-		       human(st.bytes, a, sizeof(a)),
-		       human(st.lower_bound_bytes, b, sizeof(b)),
-		       human(st.bytes_colour_arenas, c, sizeof(c)),
-		       human(st.bytes_without_sharing, d, sizeof(d)));
+		       cgs_cli_human(st.bytes, a, sizeof(a)),
+		       cgs_cli_human(st.lower_bound_bytes, b, sizeof(b)),
+		       cgs_cli_human(st.bytes_colour_arenas, c, sizeof(c)),
+		       cgs_cli_human(st.bytes_without_sharing, d, sizeof(d)));
 	}
 }
 
