@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -21,34 +22,35 @@
 #include "manifest/writer.h"
 #include "plan/plan.h"
 
-static void print_summary(const char *schedule, const char *output,
-			  const struct cgs_manifest *m, size_t len)
+static void print_summary(FILE *out, const char *schedule,
+			  const char *output, const struct cgs_manifest *m,
+			  size_t len)
 {
 	const struct cgs_manifest_info *in = cgs_manifest_info(m);
 	char a[32], b[32], c[32], d[32];
 	uint32_t ri, v;
 
-	printf("compiled %s -> %s\n", schedule, output);
-	printf("  manifest   %zu bytes, format %u.%u, schedule hash %016llx\n",
+	fprintf(out, "compiled %s -> %s\n", schedule, output);
+	fprintf(out, "  manifest   %zu bytes, format %u.%u, schedule hash %016llx\n",
 	       len, in->major, in->minor,
 	       (unsigned long long)in->schedule_hash);
-	printf("  pipeline   %s%spp %u, vpp %u, %u layers per rank, group %u, max microbatches %u\n",
+	fprintf(out, "  pipeline   %s%spp %u, vpp %u, %u layers per rank, group %u, max microbatches %u\n",
 	       in->name, *in->name ? ": " : "", in->pp, in->vpp,
 	       in->layers_total, in->group, in->max_microbatches);
-	printf("  ring       %u slots, %u saved and %u user-grad frames per rank\n",
+	fprintf(out, "  ring       %u slots, %u saved and %u user-grad frames per rank\n",
 	       in->slots, in->n_saved, in->n_user_grad);
-	printf("  variants  ");
+	fprintf(out, "  variants  ");
 	for (v = 0; v < in->n_variants; v++)
-		printf(" %s (cp %u)%s", cgs_manifest_variant_name(m, v),
+		fprintf(out, " %s (cp %u)%s", cgs_manifest_variant_name(m, v),
 		       cgs_manifest_variant_cp(m, v),
 		       v + 1 < in->n_variants ? "," : "");
-	printf("\n\n  %-5s %7s %7s %14s %14s %14s %14s\n", "rank", "counts",
+	fprintf(out, "\n\n  %-5s %7s %7s %14s %14s %14s %14s\n", "rank", "counts",
 	       "graphs", "bytes", "lower bound", "colour arenas",
 	       "no sharing");
 	for (ri = 0; ri < in->n_ranks; ri++) {
 		struct cgs_manifest_rank_stats st = cgs_manifest_rank_stats(m, ri);
 
-		printf("  %-5u %7u %7u %14s %14s %14s %14s\n",
+		fprintf(out, "  %-5u %7u %7u %14s %14s %14s %14s\n",
 		       cgs_manifest_rank_id(m, ri),
 		       cgs_manifest_reachable_count(m, ri),
 		       cgs_manifest_capture_count(m, ri),
@@ -102,9 +104,14 @@ static int compile(const char *schedule, const char *output,
 		rc = cgs_atomic_file_write(&af, buf, len, &err);
 	if (rc)
 		goto out;
-	/* A stdout that fails must not leave a replaced manifest behind. */
+	/*
+	 * A stdout that fails must not leave a replaced manifest behind.
+	 * When the manifest itself goes to standard output, the summary
+	 * goes to standard error.
+	 */
 	if (!quiet)
-		print_summary(schedule, output, m, len);
+		print_summary(af.stdio_fd == STDOUT_FILENO ? stderr : stdout,
+			      schedule, output, m, len);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		rc = cgs_error_set(&err, CGS_E_IO,
 				   "cannot write standard output: %s; the manifest was not written",

@@ -17,6 +17,7 @@
  * is plain SVG 1.1 with a little CSS, no script, and depends on nothing
  * but the manifest and the options, so it is byte-identical across runs.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -849,14 +851,30 @@ static int plot(const struct plot_args *args)
 	rc = cgs_atomic_file_begin(&af, args->output, &err);
 	if (rc == 0)
 		rc = cgs_atomic_file_write(&af, s.buf, s.len, &err);
-	if (rc == 0)
-		rc = cgs_atomic_file_commit(&af, &err);
 	if (rc)
 		goto out;
-	if (cgs_cli_verbosity >= 0)
-		printf("plotted %s rank %u, %u microbatches -> %s (%zu bytes)\n",
-		       args->manifest, cgs_manifest_rank_id(m, p.ri), p.n,
-		       args->output, s.len);
+	/*
+	 * The summary before the commit, so that a failed stdout leaves no
+	 * replaced picture; on standard error when the picture itself goes
+	 * to standard output.
+	 */
+	if (cgs_cli_verbosity >= 0) {
+		FILE *sum = af.stdio_fd == STDOUT_FILENO ? stderr : stdout;
+
+		fprintf(sum, "plotted %s rank %u, %u microbatches -> %s (%zu bytes)\n",
+			args->manifest, cgs_manifest_rank_id(m, p.ri), p.n,
+			args->output, s.len);
+		if (fflush(sum) != 0 || ferror(sum)) {
+			rc = cgs_error_set(&err, CGS_E_IO,
+					   "cannot write standard output: %s; the picture was not written",
+					   strerror(errno));
+			cgs_atomic_file_abort(&af);
+			goto out;
+		}
+	}
+	rc = cgs_atomic_file_commit(&af, &err);
+	if (rc)
+		goto out;
 	cgs_cli_note("plot: rank %u, %u microbatches: %" PRIu64 " order positions, %" PRIu64 " boxes with tooltips, %u of %u variants",
 		     cgs_manifest_rank_id(m, p.ri), p.n, p.len, s.boxes,
 		     p.n_show, p.in->n_variants);
