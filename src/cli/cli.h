@@ -26,10 +26,10 @@ struct cgs_command {
 
 extern const struct cgs_command cgs_commands[];
 
-/* The exit status for a library status code. */
 /* Bytes in binary units, for people: "1.25 GiB" (below 1 KiB: "100 B"). */
 const char *cgs_cli_human(uint64_t bytes, char *buf, size_t size);
 
+/* The exit status for a library status code. */
 int cgs_cli_exit_code(int status);
 
 /* Print `cgslot: file:line:col: error: message` to stderr; return exit code. */
