@@ -15,8 +15,9 @@
  *   saved frame f    (c, s, l) -> layer_base(c) * S + s * layers(c) + l
  *   graph index g    (v, f, d) -> (v * n_saved + f) * 2 + d, d = 0 forward
  * Logical microbatch k of chunk c in an iteration of N microbatches runs
- * in the physical slot cgs_runtime_slot(N, c, k) gives (k mod S for the
- * manifests of format 1, whatever N and c).  During a replay, the k-th forward
+ * in the physical slot cgs_runtime_slot(N, c, k) gives: the slot map the
+ * manifest stores for this rank and N (format 2), else k mod S with S
+ * the rank's own ring (info.slots).  During a replay, the k-th forward
  * (+c) of chunk c runs microbatch k's layers in order, and the k-th
  * backward (-c) runs them reversed.
  *
