@@ -20,13 +20,26 @@
 
 static void check_rank(const struct cgs_manifest *m, uint32_t ri)
 {
-	const struct cgs_manifest_info *in = cgs_manifest_info(m);
+	const struct cgs_manifest_info *mi = cgs_manifest_info(m);
+	/* the rank's own ring and counts (format 2) */
+	struct cgs_manifest_ring ring = cgs_manifest_rank_ring(m, ri);
+	struct {
+		uint32_t vpp, n_variants, n_saved, n_user_grad, n_graphs;
+		uint64_t alignment;
+	} rank = {mi->vpp, mi->n_variants, ring.n_saved, ring.n_user_grad,
+		  ring.n_graphs, mi->alignment}, *in = &rank;
 	uint32_t i, f, v, r, n_arenas = cgs_manifest_arena_count(m, ri);
 	uint64_t k, n;
+
+	REQUIRE(ring.slots >= 1 && ring.slots <= mi->slots);
+	REQUIRE(ring.n_saved == ring.slots * mi->layers_total);
 
 	for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++) {
 		n = cgs_manifest_order_length(m, ri, i);
 		REQUIRE(n == 2ull * cgs_manifest_reachable(m, ri, i) * in->vpp);
+		for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
+			REQUIRE(cgs_manifest_slot(m, ri, i, (uint32_t)k) <
+				ring.slots);
 		for (k = 0; k < n; k++) {
 			int32_t e = cgs_manifest_order_entry(m, ri, i, k);
 
