@@ -150,7 +150,7 @@ struct cgs_manifest_rank_stats {
  * The message names the section, entry and offending value.  Checking the
  * checksum first means random corruption reports CGS_E_CHECKSUM; the
  * structural checks still run behind it for files whose checksum was
- * recomputed.  Time is linear in len; memory is O(M + graphs), never more
+ * recomputed.  Time is linear in len; memory is O(M + ranks + graphs), never more
  * than a small multiple of len.
  */
 int cgs_manifest_open_buffer(const void *buf, size_t len,
