@@ -219,6 +219,13 @@ struct search {
 	size_t *log_mark;   /* trail length before each */
 	uint32_t log_n;
 	uint32_t *cuts;     /* unplaced buffers crossing each clique boundary */
+	/*
+	 * Members of each clique with the unplaced ones first: clique kk's
+	 * unplaced members are mk[km_start[kk] .. + n_free[kk]).  at[j] is
+	 * where membership j (of p->vk) sits in mk, back[i] the membership
+	 * at mk[i].  Undoing in reverse order restores the sets.
+	 */
+	uint32_t *mk, *at, *back, *n_free;
 	uint32_t width;     /* candidates per node: min(n, WIDTH) */
 	uint32_t *cand;     /* per placement depth: width candidates */
 	uint64_t *cand_e;   /* and their offsets */
@@ -246,6 +253,10 @@ static void search_release(struct search *s)
 	free(s->log_v);
 	free(s->log_mark);
 	free(s->cuts);
+	free(s->mk);
+	free(s->at);
+	free(s->back);
+	free(s->n_free);
 	free(s->all);
 	free(s->cand);
 	free(s->cand_e);
@@ -273,6 +284,10 @@ static int search_init(struct search *s, const struct problem *p)
 	s->log_v = calloc(n + 1, sizeof(*s->log_v));
 	s->log_mark = calloc(n + 1, sizeof(*s->log_mark));
 	s->cuts = calloc(nk + 1, sizeof(*s->cuts));
+	s->mk = malloc(((size_t)p->vk_start[n] + 1) * sizeof(*s->mk));
+	s->at = malloc(((size_t)p->vk_start[n] + 1) * sizeof(*s->at));
+	s->back = malloc(((size_t)p->vk_start[n] + 1) * sizeof(*s->back));
+	s->n_free = calloc(nk + 1, sizeof(*s->n_free));
 	s->all = calloc(n + 1, sizeof(*s->all));
 	s->width = n < WIDTH ? (uint32_t)n + 1 : WIDTH;
 	s->cand = malloc((n + 1) * s->width * sizeof(*s->cand));
@@ -280,7 +295,7 @@ static int search_init(struct search *s, const struct problem *p)
 	if (!s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
 	    !s->rem || !s->trail_idx || !s->trail_old || !s->pre || !s->suf ||
 	    !s->log_v || !s->log_mark || !s->cuts || !s->all || !s->cand ||
-	    !s->cand_e) {
+	    !s->cand_e || !s->mk || !s->at || !s->back || !s->n_free) {
 		search_release(s);
 		return CGS_E_NOMEM;
 	}
@@ -301,7 +316,18 @@ static void search_reset(struct search *s, const uint32_t *rank, uint64_t cap)
 	memset(s->top, 0, (size_t)p->nk * sizeof(*s->top));
 	memcpy(s->rem, p->kweight, (size_t)p->nk * sizeof(*s->rem));
 	memset(s->cuts, 0, (size_t)p->nk * sizeof(*s->cuts));
+	for (v = 0; v < p->nk; v++)
+		s->n_free[v] = 0;
 	for (v = 0; v < p->n; v++) {
+		uint32_t j;
+
+		for (j = p->vk_start[v]; j < p->vk_start[v + 1]; j++) {
+			uint32_t kk = p->vk[j], i = p->km_start[kk] + s->n_free[kk]++;
+
+			s->mk[i] = v;
+			s->at[j] = i;
+			s->back[i] = j;
+		}
 		s->free_nbr[v] = p->nbr_start[v + 1] - p->nbr_start[v];
 		if (p->kfirst) {
 			uint32_t c;
@@ -385,7 +411,19 @@ static int search_place(struct search *s, uint32_t v, uint64_t e)
 		for (i = p->kfirst[v]; i < p->klast[v]; i++)
 			s->cuts[i]--;
 	for (i = p->vk_start[v]; i < p->vk_start[v + 1]; i++) {
+		uint32_t a, b, jb;
+
 		kk = p->vk[i];
+		/* Move v past the clique's unplaced members. */
+		a = s->at[i];
+		b = p->km_start[kk] + --s->n_free[kk];
+		jb = s->back[b];
+		s->mk[a] = s->mk[b];
+		s->at[jb] = a;
+		s->back[a] = jb;
+		s->mk[b] = v;
+		s->at[i] = b;
+		s->back[b] = i;
 		s->rem[kk] -= sz;
 		if (s->top[kk] < t) {
 			ok &= trail_push(s, kk | CLIQUE_TAG, s->top[kk]);
@@ -422,8 +460,10 @@ static void search_undo(struct search *s, uint32_t move, size_t mark)
 		else
 			s->d[idx] = s->trail_old[s->trail_n];
 	}
-	for (i = p->vk_start[move]; i < p->vk_start[move + 1]; i++)
+	for (i = p->vk_start[move]; i < p->vk_start[move + 1]; i++) {
 		s->rem[p->vk[i]] += p->size[move];
+		s->n_free[p->vk[i]]++;
+	}
 	for (i = p->nbr_start[move]; i < p->nbr_start[move + 1]; i++)
 		s->free_nbr[p->nbr[i]]++;
 	s->placed[move] = 0;
@@ -516,21 +556,24 @@ static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
 	/* Each clique's members sit above its top, the level and the lowest
 	 * canonical offset among them. */
 	for (kk = ka; kk < kb; kk++) {
-		uint64_t fl, lo = UINT64_MAX;
+		uint64_t fl, lo = UINT64_MAX, room;
+		uint32_t end;
 
 		if (s->rem[kk] == 0)
 			continue;
 		fl = s->top[kk] > lam ? s->top[kk] : lam;
 		if (fl + s->rem[kk] > s->cap)
 			return 0;
-		/* Only a floor raised by every member can prune more. */
-		for (i = p->km_start[kk]; i < p->km_start[kk + 1] && lo > fl;
-		     i++) {
-			v = p->km[i];
-			if (!s->placed[v] && s->d[v] < lo)
-				lo = s->d[v];
-		}
-		if (lo > fl && lo + s->rem[kk] > s->cap)
+		/*
+		 * Only a floor raised by every member can prune more, and only
+		 * above cap - rem: the first member at or below it settles it.
+		 */
+		room = s->cap - s->rem[kk];
+		end = p->km_start[kk] + s->n_free[kk];
+		for (i = p->km_start[kk]; i < end && lo > room; i++)
+			if (s->d[s->mk[i]] < lo)
+				lo = s->d[s->mk[i]];
+		if (lo > room)
 			return 0;
 	}
 	if (p->kfirst) {
