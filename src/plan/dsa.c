@@ -226,6 +226,8 @@ struct search {
 	 * at mk[i].  Undoing in reverse order restores the sets.
 	 */
 	uint32_t *mk, *at, *back, *n_free;
+	/* Per clique, the member that last passed the floor scan (a hint). */
+	uint32_t *witness;
 	uint32_t width;     /* candidates per node: min(n, WIDTH) */
 	uint32_t *cand;     /* per placement depth: width candidates */
 	uint64_t *cand_e;   /* and their offsets */
@@ -257,6 +259,7 @@ static void search_release(struct search *s)
 	free(s->at);
 	free(s->back);
 	free(s->n_free);
+	free(s->witness);
 	free(s->all);
 	free(s->cand);
 	free(s->cand_e);
@@ -288,6 +291,7 @@ static int search_init(struct search *s, const struct problem *p)
 	s->at = malloc(((size_t)p->vk_start[n] + 1) * sizeof(*s->at));
 	s->back = malloc(((size_t)p->vk_start[n] + 1) * sizeof(*s->back));
 	s->n_free = calloc(nk + 1, sizeof(*s->n_free));
+	s->witness = calloc(nk + 1, sizeof(*s->witness));
 	s->all = calloc(n + 1, sizeof(*s->all));
 	s->width = n < WIDTH ? (uint32_t)n + 1 : WIDTH;
 	s->cand = malloc((n + 1) * s->width * sizeof(*s->cand));
@@ -295,7 +299,8 @@ static int search_init(struct search *s, const struct problem *p)
 	if (!s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
 	    !s->rem || !s->trail_idx || !s->trail_old || !s->pre || !s->suf ||
 	    !s->log_v || !s->log_mark || !s->cuts || !s->all || !s->cand ||
-	    !s->cand_e || !s->mk || !s->at || !s->back || !s->n_free) {
+	    !s->cand_e || !s->mk || !s->at || !s->back || !s->n_free ||
+	    !s->witness) {
 		search_release(s);
 		return CGS_E_NOMEM;
 	}
@@ -316,8 +321,10 @@ static void search_reset(struct search *s, const uint32_t *rank, uint64_t cap)
 	memset(s->top, 0, (size_t)p->nk * sizeof(*s->top));
 	memcpy(s->rem, p->kweight, (size_t)p->nk * sizeof(*s->rem));
 	memset(s->cuts, 0, (size_t)p->nk * sizeof(*s->cuts));
-	for (v = 0; v < p->nk; v++)
+	for (v = 0; v < p->nk; v++) {
 		s->n_free[v] = 0;
+		s->witness[v] = p->km[p->km_start[v]];
+	}
 	for (v = 0; v < p->n; v++) {
 		uint32_t j;
 
@@ -569,10 +576,15 @@ static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
 		 * above cap - rem: the first member at or below it settles it.
 		 */
 		room = s->cap - s->rem[kk];
+		v = s->witness[kk];
+		if (!s->placed[v] && s->d[v] <= room)
+			continue;
 		end = p->km_start[kk] + s->n_free[kk];
 		for (i = p->km_start[kk]; i < end && lo > room; i++)
-			if (s->d[s->mk[i]] < lo)
+			if (s->d[s->mk[i]] < lo) {
 				lo = s->d[s->mk[i]];
+				s->witness[kk] = s->mk[i];
+			}
 		if (lo > room)
 			return 0;
 	}
