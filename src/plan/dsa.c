@@ -498,11 +498,11 @@ static void log_undo(struct search *s, uint32_t to)
 	}
 }
 
-static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
+static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last);
 
 /* Search every part between the cuts in [ka, kb); 1 when all succeed. */
-static int part_split(struct search *s, const uint32_t *mem, uint32_t nm,
+static int part_split(struct search *s, uint32_t *mem, uint32_t nm,
 		      uint32_t ka, uint32_t kb)
 {
 	const struct problem *p = s->p;
@@ -532,7 +532,7 @@ static int part_split(struct search *s, const uint32_t *mem, uint32_t nm,
 	return r;
 }
 
-static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
+static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last)
 {
 	const struct problem *p = s->p;
@@ -543,13 +543,19 @@ static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
 	uint32_t v, i, j, kk, left = 0, width = s->width;
 	unsigned nc = 0, at;
 
+	/*
+	 * The unplaced members move to the front of mem, and only they go
+	 * on to the moves below: deeper calls permute mem[0, left) and undo
+	 * their placements, so the set is whole again when they return.
+	 */
 	for (i = 0; i < nm; i++) {
 		uint64_t e;
 
 		v = mem[i];
 		if (s->placed[v])
 			continue;
-		left++;
+		mem[i] = mem[left];
+		mem[left++] = v;
 		e = s->d[v];
 		if (e + p->size[v] > s->cap)
 			return 0; /* d only grows */
@@ -560,6 +566,7 @@ static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
 	}
 	if (left == 0)
 		return 1;
+	nm = left;
 	/* Each clique's members sit above its top, the level and the lowest
 	 * canonical offset among them. */
 	for (kk = ka; kk < kb; kk++) {
@@ -766,7 +773,11 @@ static int search_improve(const struct problem *p, uint64_t bound,
 	struct search s;
 	uint64_t budget = opt && opt->node_budget ? opt->node_budget :
 			  CGS_DSA_DEFAULT_NODES;
-	uint64_t spent = 0, lo = bound, hi, cap_goal;
+	/*
+	 * Every canonical height is a multiple of the grain (offsets are
+	 * tops of sizes, aligned): targets step by grains.
+	 */
+	uint64_t g = p->grain, spent = 0, lo, hi, cap_goal;
 	int rc, first = 1;
 
 	cap_goal = opt && opt->capacity ? opt->capacity : 0;
@@ -777,16 +788,17 @@ static int search_improve(const struct problem *p, uint64_t bound,
 		return rc;
 	if (opt && opt->time_limit > 0)
 		s.deadline = start + opt->time_limit;
-	hi = *best - 1;
+	lo = bound + (g - bound % g) % g;
+	hi = (*best - 1) / g * g;
 	while (lo <= hi && spent < budget && !s.out_of_time) {
 		/* The bound first, then the middle of what is left; with a
 		 * capacity, the capacity itself: any height within it will do. */
-		uint64_t cap = first ? lo : lo + (hi - lo) / 2;
+		uint64_t cap = first ? lo : lo + (hi - lo) / g / 2 * g;
 		uint64_t share = first ? budget / 2 : (budget - spent) / 3;
 		int found = 0;
 
 		if (cap_goal && cap_goal > lo)
-			cap = cap_goal < hi ? cap_goal : hi;
+			cap = cap_goal < hi ? cap_goal / g * g : hi;
 		if (share < 1000)
 			share = budget - spent;
 		found = search_decide(&s, cap, share, &spent);
@@ -797,11 +809,11 @@ static int search_improve(const struct problem *p, uint64_t bound,
 		if (found) {
 			memcpy(offset, s.off, (size_t)p->n * sizeof(*offset));
 			*best = height_of(p->n, p->size, offset);
-			hi = *best - 1;
+			hi = (*best - 1) / g * g;
 			if (cap_goal && *best <= cap_goal)
 				break;
 		} else {
-			lo = cap + 1;
+			lo = cap + g;
 		}
 		first = 0;
 	}
