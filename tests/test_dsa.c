@@ -171,6 +171,38 @@ START_TEST(intervals_optimal_on_small)
 }
 END_TEST
 
+/*
+ * Sizes and alignments all multiples of one grain: the engine's targets
+ * step by grains, and must still land on the optimum (the unscaled
+ * optimum times the grain).
+ */
+START_TEST(intervals_optimal_with_grain)
+{
+	struct instance in;
+	struct cgs_dsa_result res;
+	uint64_t off[16], h, opt_h;
+	unsigned trial, i;
+
+	rng_state = 0x51ed270b27a1c3d5ull;
+	for (trial = 0; trial < 200; trial++) {
+		uint64_t grain = (uint64_t)3 << (trial % 11);
+
+		random_intervals(&in, 3 + trial % 6, trial % 2);
+		opt_h = optimum(&in);
+		for (i = 0; i < in.n; i++) {
+			in.size[i] *= grain;
+			in.align[i] *= grain;
+		}
+		ck_assert_int_eq(cgs_dsa_pack_intervals(in.n, in.lower, in.upper,
+							in.size, in.align, NULL,
+							off, &res), 0);
+		h = check_valid(&in, off);
+		ck_assert_uint_eq(h, res.height);
+		ck_assert_uint_eq(h, opt_h * grain);
+	}
+}
+END_TEST
+
 /* A random conflict graph, not in general an interval graph. */
 static void random_graph(struct instance *in, struct cgs_graph *g,
 			 unsigned n, unsigned density)
@@ -373,6 +405,7 @@ static Suite *dsa_suite(void)
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_test(tc, intervals_optimal_on_small);
+	tcase_add_test(tc, intervals_optimal_with_grain);
 	tcase_add_test(tc, graph_optimal_on_small);
 	tcase_add_test(tc, graph_odd_cycle);
 	tcase_add_test(tc, graph_larger_valid);

@@ -219,6 +219,15 @@ struct search {
 	size_t *log_mark;   /* trail length before each */
 	uint32_t log_n;
 	uint32_t *cuts;     /* unplaced buffers crossing each clique boundary */
+	/*
+	 * Members of each clique with the unplaced ones first: clique kk's
+	 * unplaced members are mk[km_start[kk] .. + n_free[kk]).  at[j] is
+	 * where membership j (of p->vk) sits in mk, back[i] the membership
+	 * at mk[i].  Undoing in reverse order restores the sets.
+	 */
+	uint32_t *mk, *at, *back, *n_free;
+	/* Per clique, the member that last passed the floor scan (a hint). */
+	uint32_t *witness;
 	uint32_t width;     /* candidates per node: min(n, WIDTH) */
 	uint32_t *cand;     /* per placement depth: width candidates */
 	uint64_t *cand_e;   /* and their offsets */
@@ -246,6 +255,11 @@ static void search_release(struct search *s)
 	free(s->log_v);
 	free(s->log_mark);
 	free(s->cuts);
+	free(s->mk);
+	free(s->at);
+	free(s->back);
+	free(s->n_free);
+	free(s->witness);
 	free(s->all);
 	free(s->cand);
 	free(s->cand_e);
@@ -273,6 +287,11 @@ static int search_init(struct search *s, const struct problem *p)
 	s->log_v = calloc(n + 1, sizeof(*s->log_v));
 	s->log_mark = calloc(n + 1, sizeof(*s->log_mark));
 	s->cuts = calloc(nk + 1, sizeof(*s->cuts));
+	s->mk = malloc(((size_t)p->vk_start[n] + 1) * sizeof(*s->mk));
+	s->at = malloc(((size_t)p->vk_start[n] + 1) * sizeof(*s->at));
+	s->back = malloc(((size_t)p->vk_start[n] + 1) * sizeof(*s->back));
+	s->n_free = calloc(nk + 1, sizeof(*s->n_free));
+	s->witness = calloc(nk + 1, sizeof(*s->witness));
 	s->all = calloc(n + 1, sizeof(*s->all));
 	s->width = n < WIDTH ? (uint32_t)n + 1 : WIDTH;
 	s->cand = malloc((n + 1) * s->width * sizeof(*s->cand));
@@ -280,7 +299,8 @@ static int search_init(struct search *s, const struct problem *p)
 	if (!s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
 	    !s->rem || !s->trail_idx || !s->trail_old || !s->pre || !s->suf ||
 	    !s->log_v || !s->log_mark || !s->cuts || !s->all || !s->cand ||
-	    !s->cand_e) {
+	    !s->cand_e || !s->mk || !s->at || !s->back || !s->n_free ||
+	    !s->witness) {
 		search_release(s);
 		return CGS_E_NOMEM;
 	}
@@ -301,7 +321,20 @@ static void search_reset(struct search *s, const uint32_t *rank, uint64_t cap)
 	memset(s->top, 0, (size_t)p->nk * sizeof(*s->top));
 	memcpy(s->rem, p->kweight, (size_t)p->nk * sizeof(*s->rem));
 	memset(s->cuts, 0, (size_t)p->nk * sizeof(*s->cuts));
+	for (v = 0; v < p->nk; v++) {
+		s->n_free[v] = 0;
+		s->witness[v] = p->km[p->km_start[v]];
+	}
 	for (v = 0; v < p->n; v++) {
+		uint32_t j;
+
+		for (j = p->vk_start[v]; j < p->vk_start[v + 1]; j++) {
+			uint32_t kk = p->vk[j], i = p->km_start[kk] + s->n_free[kk]++;
+
+			s->mk[i] = v;
+			s->at[j] = i;
+			s->back[i] = j;
+		}
 		s->free_nbr[v] = p->nbr_start[v + 1] - p->nbr_start[v];
 		if (p->kfirst) {
 			uint32_t c;
@@ -385,7 +418,19 @@ static int search_place(struct search *s, uint32_t v, uint64_t e)
 		for (i = p->kfirst[v]; i < p->klast[v]; i++)
 			s->cuts[i]--;
 	for (i = p->vk_start[v]; i < p->vk_start[v + 1]; i++) {
+		uint32_t a, b, jb;
+
 		kk = p->vk[i];
+		/* Move v past the clique's unplaced members. */
+		a = s->at[i];
+		b = p->km_start[kk] + --s->n_free[kk];
+		jb = s->back[b];
+		s->mk[a] = s->mk[b];
+		s->at[jb] = a;
+		s->back[a] = jb;
+		s->mk[b] = v;
+		s->at[i] = b;
+		s->back[b] = i;
 		s->rem[kk] -= sz;
 		if (s->top[kk] < t) {
 			ok &= trail_push(s, kk | CLIQUE_TAG, s->top[kk]);
@@ -422,8 +467,10 @@ static void search_undo(struct search *s, uint32_t move, size_t mark)
 		else
 			s->d[idx] = s->trail_old[s->trail_n];
 	}
-	for (i = p->vk_start[move]; i < p->vk_start[move + 1]; i++)
+	for (i = p->vk_start[move]; i < p->vk_start[move + 1]; i++) {
 		s->rem[p->vk[i]] += p->size[move];
+		s->n_free[p->vk[i]]++;
+	}
 	for (i = p->nbr_start[move]; i < p->nbr_start[move + 1]; i++)
 		s->free_nbr[p->nbr[i]]++;
 	s->placed[move] = 0;
@@ -451,11 +498,11 @@ static void log_undo(struct search *s, uint32_t to)
 	}
 }
 
-static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
+static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last);
 
 /* Search every part between the cuts in [ka, kb); 1 when all succeed. */
-static int part_split(struct search *s, const uint32_t *mem, uint32_t nm,
+static int part_split(struct search *s, uint32_t *mem, uint32_t nm,
 		      uint32_t ka, uint32_t kb)
 {
 	const struct problem *p = s->p;
@@ -485,7 +532,7 @@ static int part_split(struct search *s, const uint32_t *mem, uint32_t nm,
 	return r;
 }
 
-static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
+static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last)
 {
 	const struct problem *p = s->p;
@@ -496,13 +543,19 @@ static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
 	uint32_t v, i, j, kk, left = 0, width = s->width;
 	unsigned nc = 0, at;
 
+	/*
+	 * The unplaced members move to the front of mem, and only they go
+	 * on to the moves below: deeper calls permute mem[0, left) and undo
+	 * their placements, so the set is whole again when they return.
+	 */
 	for (i = 0; i < nm; i++) {
 		uint64_t e;
 
 		v = mem[i];
 		if (s->placed[v])
 			continue;
-		left++;
+		mem[i] = mem[left];
+		mem[left++] = v;
 		e = s->d[v];
 		if (e + p->size[v] > s->cap)
 			return 0; /* d only grows */
@@ -513,24 +566,33 @@ static int part_dfs(struct search *s, const uint32_t *mem, uint32_t nm,
 	}
 	if (left == 0)
 		return 1;
+	nm = left;
 	/* Each clique's members sit above its top, the level and the lowest
 	 * canonical offset among them. */
 	for (kk = ka; kk < kb; kk++) {
-		uint64_t fl, lo = UINT64_MAX;
+		uint64_t fl, lo = UINT64_MAX, room;
+		uint32_t end;
 
 		if (s->rem[kk] == 0)
 			continue;
 		fl = s->top[kk] > lam ? s->top[kk] : lam;
 		if (fl + s->rem[kk] > s->cap)
 			return 0;
-		/* Only a floor raised by every member can prune more. */
-		for (i = p->km_start[kk]; i < p->km_start[kk + 1] && lo > fl;
-		     i++) {
-			v = p->km[i];
-			if (!s->placed[v] && s->d[v] < lo)
-				lo = s->d[v];
-		}
-		if (lo > fl && lo + s->rem[kk] > s->cap)
+		/*
+		 * Only a floor raised by every member can prune more, and only
+		 * above cap - rem: the first member at or below it settles it.
+		 */
+		room = s->cap - s->rem[kk];
+		v = s->witness[kk];
+		if (!s->placed[v] && s->d[v] <= room)
+			continue;
+		end = p->km_start[kk] + s->n_free[kk];
+		for (i = p->km_start[kk]; i < end && lo > room; i++)
+			if (s->d[s->mk[i]] < lo) {
+				lo = s->d[s->mk[i]];
+				s->witness[kk] = s->mk[i];
+			}
+		if (lo > room)
 			return 0;
 	}
 	if (p->kfirst) {
@@ -711,7 +773,11 @@ static int search_improve(const struct problem *p, uint64_t bound,
 	struct search s;
 	uint64_t budget = opt && opt->node_budget ? opt->node_budget :
 			  CGS_DSA_DEFAULT_NODES;
-	uint64_t spent = 0, lo = bound, hi, cap_goal;
+	/*
+	 * Every canonical height is a multiple of the grain (offsets are
+	 * tops of sizes, aligned): targets step by grains.
+	 */
+	uint64_t g = p->grain, spent = 0, lo, hi, cap_goal;
 	int rc, first = 1;
 
 	cap_goal = opt && opt->capacity ? opt->capacity : 0;
@@ -722,16 +788,17 @@ static int search_improve(const struct problem *p, uint64_t bound,
 		return rc;
 	if (opt && opt->time_limit > 0)
 		s.deadline = start + opt->time_limit;
-	hi = *best - 1;
+	lo = bound + (g - bound % g) % g;
+	hi = (*best - 1) / g * g;
 	while (lo <= hi && spent < budget && !s.out_of_time) {
 		/* The bound first, then the middle of what is left; with a
 		 * capacity, the capacity itself: any height within it will do. */
-		uint64_t cap = first ? lo : lo + (hi - lo) / 2;
+		uint64_t cap = first ? lo : lo + (hi - lo) / g / 2 * g;
 		uint64_t share = first ? budget / 2 : (budget - spent) / 3;
 		int found = 0;
 
 		if (cap_goal && cap_goal > lo)
-			cap = cap_goal < hi ? cap_goal : hi;
+			cap = cap_goal < hi ? cap_goal / g * g : hi;
 		if (share < 1000)
 			share = budget - spent;
 		found = search_decide(&s, cap, share, &spent);
@@ -742,11 +809,11 @@ static int search_improve(const struct problem *p, uint64_t bound,
 		if (found) {
 			memcpy(offset, s.off, (size_t)p->n * sizeof(*offset));
 			*best = height_of(p->n, p->size, offset);
-			hi = *best - 1;
+			hi = (*best - 1) / g * g;
 			if (cap_goal && *best <= cap_goal)
 				break;
 		} else {
-			lo = cap + 1;
+			lo = cap + g;
 		}
 		first = 0;
 	}
