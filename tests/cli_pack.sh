@@ -101,6 +101,14 @@ run 2 pack "$tmp/small.csv" "$tmp/small.csv"
 run 2 pack "$tmp/small.csv" --time-limit 0
 run 2 pack "$tmp/small.csv" --capacity lots
 run 2 pack "$tmp/small.csv" -o "$tmp/small.csv"
+[ ! -s "$tmp/out" ] || fail "output = input was refused only after packing: $(cat "$tmp/out")"
+# The layout on standard output alone, the figures on stderr.
+ln -s /proc/self/fd/1 "$tmp/stdout"
+"$cgslot" pack "$tmp/small.csv" -o "$tmp/stdout" >"$tmp/piped.csv" 2>"$tmp/err" ||
+	fail "pack -o /dev/stdout: $(cat "$tmp/err")"
+head -n 1 "$tmp/piped.csv" | grep -q '^id,' || fail "pack -o /dev/stdout: $(head -n 2 "$tmp/piped.csv")"
+grep -q '^height:' "$tmp/piped.csv" && fail "pack -o /dev/stdout mixed its figures into the CSV"
+grep -q '^height:' "$tmp/err" || fail "pack -o /dev/stdout: no figures on stderr"
 run 3 pack "$tmp/does-not-exist.csv"
 run 0 pack --help
 grep -q 'usage: cgslot pack' "$tmp/out" || fail "pack --help"

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -469,7 +470,9 @@ static int pack(const char *input, const char *output, uint64_t capacity,
 	size_t len = 0, out_len = 0;
 	char *text, *out = NULL;
 	struct timespec t0, t1;
-	int rc;
+	struct cgs_atomic_file f;
+	FILE *sum = stdout;
+	int rc, begun = 0;
 
 	text = read_file(input, &len);
 	if (!text) {
@@ -525,30 +528,7 @@ static int pack(const char *input, const char *output, uint64_t capacity,
 		rc = cgs_cli_report(&err);
 		goto out;
 	}
-	printf("buffers: %u\n", b.n);
-	printf("height: %" PRIu64 "\n", res.height);
-	printf("lower bound: %" PRIu64 "\n", res.lower_bound);
-	printf("ratio: %.6f%s\n", res.lower_bound ?
-	       (double)res.height / (double)res.lower_bound : 1.0,
-	       res.optimal ? " (optimal)" : "");
-	printf("search nodes: %" PRIu64 "\n", res.nodes);
-	printf("time: %.3f s\n", (double)(t1.tv_sec - t0.tv_sec) +
-	       (t1.tv_nsec - t0.tv_nsec) * 1e-9);
-	if (capacity && res.height > capacity) {
-		fprintf(stderr, "cgslot: %s: error: height %" PRIu64 " exceeds the capacity %" PRIu64 "; nothing written\n",
-			input, res.height, capacity);
-		rc = CGS_EXIT_INVALID;
-		goto out;
-	}
 	if (output) {
-		struct cgs_atomic_file f;
-
-		if (cgs_atomic_file_same(input, output)) {
-			fprintf(stderr, "cgslot: error: the output '%s' is the input; choose another file\n",
-				output);
-			rc = CGS_EXIT_USAGE;
-			goto out;
-		}
 		out = format_output(text, &b, &out_len);
 		if (!out) {
 			fprintf(stderr, "cgslot: error: out of memory\n");
@@ -556,14 +536,49 @@ static int pack(const char *input, const char *output, uint64_t capacity,
 			goto out;
 		}
 		if (cgs_atomic_file_begin(&f, output, &err) ||
-		    cgs_atomic_file_write(&f, out, out_len, &err) ||
-		    cgs_atomic_file_commit(&f, &err)) {
+		    cgs_atomic_file_write(&f, out, out_len, &err)) {
+			rc = cgs_cli_report(&err);
+			goto out;
+		}
+		begun = 1;
+		/* the layout itself on standard output: figures on stderr */
+		if (f.stdio_fd == STDOUT_FILENO)
+			sum = stderr;
+	}
+	fprintf(sum, "buffers: %u\n", b.n);
+	fprintf(sum, "height: %" PRIu64 "\n", res.height);
+	fprintf(sum, "lower bound: %" PRIu64 "\n", res.lower_bound);
+	fprintf(sum, "ratio: %.6f%s\n", res.lower_bound ?
+		(double)res.height / (double)res.lower_bound : 1.0,
+		res.optimal ? " (optimal)" : "");
+	fprintf(sum, "search nodes: %" PRIu64 "\n", res.nodes);
+	fprintf(sum, "time: %.3f s\n", (double)(t1.tv_sec - t0.tv_sec) +
+		(t1.tv_nsec - t0.tv_nsec) * 1e-9);
+	if (capacity && res.height > capacity) {
+		fflush(sum);
+		fprintf(stderr, "cgslot: %s: error: height %" PRIu64 " exceeds the capacity %" PRIu64 "; nothing written\n",
+			input, res.height, capacity);
+		rc = CGS_EXIT_INVALID;
+		goto out;
+	}
+	if (begun) {
+		/* a failed stdout leaves no replaced layout behind */
+		if (fflush(sum) != 0 || ferror(sum)) {
+			fprintf(stderr, "cgslot: error: cannot write standard output: %s; the layout was not written\n",
+				strerror(errno));
+			rc = CGS_EXIT_SYSTEM;
+			goto out;
+		}
+		begun = 0;
+		if (cgs_atomic_file_commit(&f, &err)) {
 			rc = cgs_cli_report(&err);
 			goto out;
 		}
 	}
 	rc = cgs_cli_finish(CGS_EXIT_OK);
 out:
+	if (begun)
+		cgs_atomic_file_abort(&f);
 	free(text);
 	free(out);
 	free(idx);
@@ -623,5 +638,10 @@ int cgs_cmd_pack(int argc, char **argv)
 			optind == argc ? "no input CSV file" :
 					 "one input CSV file, not %d",
 			argc - optind);
+	/* before any work, as compile and plot do */
+	if (output && cgs_atomic_file_same(argv[optind], output))
+		return cgs_cli_usage_error("pack",
+			"the output '%s' is the input; choose another file",
+			output);
 	return pack(argv[optind], output, capacity, time_limit);
 }
