@@ -24,7 +24,7 @@ static int overlap(uint64_t a, uint64_t an, uint64_t b, uint64_t bn)
 }
 
 struct mb {
-	uint32_t chunk, k;
+	uint32_t chunk, k, slot;
 };
 
 /* Layout facts of one rank that need no replay. */
@@ -168,12 +168,27 @@ out:
 	return rc;
 }
 
+/*
+ * The slot of microbatch k in order o: k mod S, or the plan's slot map
+ * (plan.h), whose entries must lie in the ring.
+ */
+static uint32_t slot_of(const struct cgs_rank_plan *rp, uint32_t o,
+			uint32_t k)
+{
+	uint32_t width = rp->reachable[rp->n_reachable - 1], s;
+
+	if (!rp->slot_map)
+		return k % rp->slots;
+	s = rp->slot_map[(uint64_t)o * width + k];
+	return s < rp->slots ? s : UINT32_MAX;
+}
+
 static const struct cgs_frame *saved_frame(const struct cgs_rank_plan *rp,
 					   const uint32_t *base, uint32_t S,
 					   const struct cgs_schedule *s,
-					   uint32_t c, uint32_t k, uint32_t l)
+					   uint32_t c, uint32_t slot, uint32_t l)
 {
-	return &rp->saved[base[c] * S + (k % S) * s->layers[c] + l];
+	return &rp->saved[base[c] * S + slot * s->layers[c] + l];
 }
 
 /*
@@ -213,17 +228,17 @@ static int saved_clash(const struct cgs_schedule *s, const struct cgs_rank_plan 
 {
 	uint32_t l, m;
 
-	if (x.chunk == y.chunk && x.k % S == y.k % S && x.k != y.k) {
+	if (x.chunk == y.chunk && x.slot == y.slot && x.k != y.k) {
 		snprintf(msg, size, "rank %u: microbatches %u and %u of chunk %u "
 			 "are live together in slot %u", rp->rank, x.k, y.k,
-			 x.chunk, x.k % S);
+			 x.chunk, x.slot);
 		return -1;
 	}
 	for (l = 0; l < s->layers[x.chunk]; l++) {
-		const struct cgs_frame *a = saved_frame(rp, base, S, s, x.chunk, x.k, l);
+		const struct cgs_frame *a = saved_frame(rp, base, S, s, x.chunk, x.slot, l);
 
 		for (m = 0; m < s->layers[y.chunk]; m++) {
-			const struct cgs_frame *b = saved_frame(rp, base, S, s, y.chunk, y.k, m);
+			const struct cgs_frame *b = saved_frame(rp, base, S, s, y.chunk, y.slot, m);
 
 			if (a == b)
 				continue;
@@ -318,6 +333,11 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 			x.chunk = c;
 			if (id > 0) {
 				x.k = fwd[c]++;
+				x.slot = slot_of(rp, o, x.k);
+				if (x.slot == UINT32_MAX)
+					FAIL("rank %u, %u microbatches: microbatch %u maps "
+					     "outside the ring of %u slots", rp->rank,
+					     ro.reachable[o], x.k, S);
 				if (saved_clash(s, rp, base, S, x, x, msg, size))
 					goto fail;
 				for (i = 0; i < n_live; i++)
@@ -326,12 +346,16 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 				live[n_live++] = x;
 				live_frames += s->layers[c];
 				for (l = 0; l < s->layers[c]; l++)
-					ws += saved_frame(rp, base, S, s, c, x.k, l)->bytes;
+					ws += saved_frame(rp, base, S, s, c, x.slot, l)->bytes;
 			} else {
 				const struct cgs_frame *ug;
 
 				x.k = bwd[c]++;
-				ug = &rp->user_grad[c * S + x.k % S];
+				x.slot = slot_of(rp, o, x.k);
+				if (x.slot == UINT32_MAX)
+					FAIL("rank %u: a microbatch maps outside the ring",
+					     rp->rank);
+				ug = &rp->user_grad[c * S + x.slot];
 				if (prev_ug == ug)
 					FAIL("rank %u, %u microbatches, entry %" PRIu64
 					     ": consecutive backwards share user-grad frame "
@@ -374,7 +398,7 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 				live[i] = live[--n_live];
 				live_frames -= s->layers[c];
 				for (l = 0; l < s->layers[c]; l++)
-					ws -= saved_frame(rp, base, S, s, c, x.k, l)->bytes;
+					ws -= saved_frame(rp, base, S, s, c, x.slot, l)->bytes;
 			}
 		}
 	}

@@ -101,6 +101,11 @@ static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 					    rp->rank, rp->slots, p->slots,
 					    CGS_MANIFEST_MAJOR,
 					    CGS_MANIFEST_MINOR);
+		if (rp->slot_map)
+			return cgs_error_at(err, CGS_E_INVALID, s->path, 0, 0,
+					    "rank %u takes a slot map; manifest format %u.%u stores only the ring (microbatch k in slot k mod S), so slot maps (slots.map, --slot-maps) can be planned but not compiled yet",
+					    rp->rank, CGS_MANIFEST_MAJOR,
+					    CGS_MANIFEST_MINOR);
 		if (rp->n_saved != *n_saved || rp->n_user_grad != n_ug ||
 		    rp->order_start[0] != 0)
 			return cgs_error_set(err, CGS_E_INVALID,

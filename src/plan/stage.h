@@ -7,6 +7,7 @@
  *   colour.c    frame conflicts and their colouring
  *   pack.c      byte offsets and arenas
  *   sequence.c  the lockstep capture sequence
+ *   slotmap.c   slot maps per reachable count instead of k mod S
  *   plan.c      the driver: frames, their sizes, one rank after another
  *
  * A "group" is one (chunk, slot): all its layers' saved frames are live
@@ -116,5 +117,24 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err);
 
 /* sequence.c: rp->capture. */
 int cgs_capture_sequence(struct cgs_rank_work *x, struct cgs_error *err);
+
+/* The slot of microbatch k (0-based) in order o of the rank (plan.h). */
+static inline uint32_t cgs_slot_of(const struct cgs_rank_plan *rp, uint32_t o,
+				   uint32_t k)
+{
+	if (!rp->slot_map)
+		return k % rp->slots;
+	return rp->slot_map[(uint64_t)o * rp->reachable[rp->n_reachable - 1] +
+			    k];
+}
+
+/*
+ * slotmap.c: a slot map for the rank's ring (x after its frame sizes and
+ * a plan with k mod S), safe in every order, linking fewer groups across
+ * orders than k mod S.  *map is NULL when the search finds nothing but
+ * k mod S or the rank is too large for it.
+ */
+int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **map,
+			struct cgs_error *err);
 
 #endif

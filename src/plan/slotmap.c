@@ -1,0 +1,518 @@
+/*
+ * Slot maps: which slot of the ring each microbatch of each reachable
+ * count uses, instead of k mod S.
+ *
+ * With k mod S, microbatch k of a short order and microbatch k of the
+ * longest one share a slot although they run at different phases of
+ * their orders (the end of a short order looks like the end of a long
+ * one, shifted by the difference in counts).  The union of the orders'
+ * conflicts then links groups (chunk, slot) that are never live together
+ * in any single order, and colouring and packing pay for those links.
+ *
+ * The search keeps, for every pair of groups, how many orders make them
+ * live together, and re-assigns one order's microbatches at a time so
+ * that it adds as few new links as it can, weighted by the bytes a link
+ * forces apart (the smaller group's): first the best rotation of
+ * k mod S, then a greedy pass microbatch by microbatch that may change
+ * the rotation where the order's phase changes.  A row is replaced only
+ * when it links less.
+ *
+ * Safety is a hard constraint of every step: within one order, two
+ * microbatches of one chunk live together never share a slot, and
+ * neither do two consecutive backwards of one chunk (the first one's
+ * gradient frame is still being sent).  Those that constrain microbatch
+ * k all come before it, and they occupy at most S - 1 slots (at most S
+ * microbatches of one chunk are in flight, and the others of each chunk
+ * form a run ending at k - 1), so the greedy always finds a free slot.
+ * The search is deterministic: it depends on the rank's orders alone.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/stage.h"
+
+/* Largest ring x chunks the search takes on: its tables grow as groups^2. */
+#define CGS_SLOT_MAP_MAX_GROUPS 1024u
+/* Most co-live pairs of one order it will list (16 bytes each). */
+#define CGS_SLOT_MAP_MAX_PAIRS (1ull << 24)
+/* Passes over the orders. */
+#define CGS_SLOT_MAP_ROUNDS 3
+
+/*
+ * Microbatch (hi_c, k) and (lo_c, lo_k), lo_k <= k, are live together (or
+ * must not share a slot); k is implied by the bucket holding the pair.
+ */
+struct co_live {
+	uint32_t hi_c, lo_c, lo_k;
+	uint32_t must_differ;   /* one chunk: the same slot would be unsafe */
+};
+
+/* The co-live pairs of one order, bucketed by the later microbatch. */
+struct order_pairs {
+	uint32_t n;             /* microbatches */
+	uint64_t *start;        /* n + 1 offsets into pair */
+	struct co_live *pair;
+	uint64_t cap;
+};
+
+struct map_search {
+	const struct cgs_rank_work *x;
+	uint32_t S, M, groups, width, n_orders;
+	uint64_t *chunk_bytes;  /* saved bytes of all the layers of a chunk */
+	uint32_t *uses;         /* groups^2: orders linking a and b */
+	uint32_t *stamp;        /* groups^2: links seen in this pass */
+	uint32_t generation;
+	uint32_t *map;          /* n_orders rows of width */
+	uint32_t *best_row;     /* the best row of the order being searched */
+	uint32_t *need;         /* per order: the shortest period safe for it */
+	/* the proxy's scratch, per group */
+	struct cgs_graph graph;
+	uint64_t *group_bytes, *offset, *region;
+	uint32_t *by_size, *colour;
+	/* replay scratch */
+	uint32_t *forwards, *backwards, *live_c, *live_k;
+	struct order_pairs op;
+};
+
+/* Call fn(pair) for each co-live pair of order o, in replay order. */
+static void replay_pairs(struct map_search *m, uint32_t o, int fill)
+{
+	const struct cgs_rank_plan *rp = m->x->rp;
+	struct order_pairs *op = &m->op;
+	uint32_t n_live = 0, last_c = CGS_PLAN_NEVER, last_k = 0, i, c;
+	uint64_t e;
+
+	memset(m->forwards, 0, m->M * sizeof(uint32_t));
+	memset(m->backwards, 0, m->M * sizeof(uint32_t));
+	for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
+		int32_t id = rp->order_entries[e];
+		uint32_t k;
+
+		c = (uint32_t)(id < 0 ? -(int64_t)id : id) - 1;
+		if (id > 0) {
+			k = m->forwards[c]++;
+			for (i = 0; i < n_live; i++) {
+				uint32_t hc = c, hk = k, lc = m->live_c[i],
+					 lk = m->live_k[i];
+
+				if (lk > hk) {
+					hc = lc;
+					hk = lk;
+					lc = c;
+					lk = k;
+				}
+				if (fill)
+					op->pair[op->start[hk]++] = (struct co_live){
+						hc, lc, lk, hc == lc};
+				else
+					op->start[hk + 1]++;
+			}
+			m->live_c[n_live] = c;
+			m->live_k[n_live++] = k;
+			continue;
+		}
+		k = m->backwards[c]++;
+		/* the previous backward's gradient frame is live here */
+		if (last_c == c) {
+			if (fill)
+				op->pair[op->start[k]++] = (struct co_live){
+					c, c, last_k, 1};
+			else
+				op->start[k + 1]++;
+		}
+		last_c = c;
+		last_k = k;
+		for (i = 0; i < n_live; i++)
+			if (m->live_c[i] == c && m->live_k[i] == k)
+				break;
+		m->live_c[i] = m->live_c[n_live - 1];
+		m->live_k[i] = m->live_k[--n_live];
+	}
+}
+
+/* List order o's pairs; 1 when they fit, 0 when there are too many. */
+static int list_pairs(struct map_search *m, uint32_t o)
+{
+	struct order_pairs *op = &m->op;
+	uint32_t n = m->x->rp->reachable[o], k;
+	uint64_t total;
+
+	op->n = n;
+	memset(op->start, 0, ((uint64_t)n + 1) * sizeof(*op->start));
+	replay_pairs(m, o, 0);
+	for (k = 0; k < n; k++)
+		op->start[k + 1] += op->start[k];
+	total = op->start[n];
+	if (total > CGS_SLOT_MAP_MAX_PAIRS)
+		return 0;
+	if (total > op->cap) {
+		struct co_live *p = realloc(op->pair, total * sizeof(*p));
+
+		if (!p)
+			return -1;
+		op->pair = p;
+		op->cap = total;
+	}
+	/* fill moves each start to its bucket's end; shift back after */
+	replay_pairs(m, o, 1);
+	for (k = n; k > 0; k--)
+		op->start[k] = op->start[k - 1];
+	op->start[0] = 0;
+	return 1;
+}
+
+static uint64_t link_weight(const struct map_search *m, uint32_t a, uint32_t b)
+{
+	uint64_t x = m->chunk_bytes[a], y = m->chunk_bytes[b];
+
+	return (x < y ? x : y) + 1;
+}
+
+static uint64_t cell(const struct map_search *m, uint32_t a, uint32_t b)
+{
+	return a < b ? (uint64_t)a * m->groups + b : (uint64_t)b * m->groups + a;
+}
+
+/* A fresh generation of stamps (cleared when the counter wraps). */
+static void next_generation(struct map_search *m)
+{
+	if (++m->generation == 0) {
+		memset(m->stamp, 0, (uint64_t)m->groups * m->groups *
+				    sizeof(*m->stamp));
+		m->generation = 1;
+	}
+}
+
+/*
+ * Walk the links of the listed order under `row`: add (+1) or remove
+ * (-1) them from uses, or (0) only weigh the ones no other order makes.
+ * Each link counts once per order.
+ */
+static uint64_t walk_links(struct map_search *m, const uint32_t *row,
+			   int delta)
+{
+	const struct order_pairs *op = &m->op;
+	uint64_t cost = 0, i;
+	uint32_t k;
+
+	next_generation(m);
+	for (k = 0; k < op->n; k++) {
+		for (i = op->start[k]; i < op->start[k + 1]; i++) {
+			const struct co_live *p = &op->pair[i];
+			uint32_t a = p->hi_c * m->S + row[k];
+			uint32_t b = p->lo_c * m->S + row[p->lo_k];
+			uint64_t at;
+
+			if (a == b)
+				continue;   /* consecutive backwards: no saved link */
+			at = cell(m, a, b);
+			if (m->stamp[at] == m->generation)
+				continue;
+			m->stamp[at] = m->generation;
+			if (delta > 0)
+				m->uses[at]++;
+			else if (delta < 0)
+				m->uses[at]--;
+			else if (m->uses[at] == 0)
+				cost += link_weight(m, p->hi_c, p->lo_c);
+		}
+	}
+	return cost;
+}
+
+/*
+ * The proxy for the plan's saved bytes: the groups linked by any order
+ * packed as items of their chunk's bytes, the better of first-fit
+ * (largest first) and one region per DSATUR colour.
+ */
+static int proxy_bytes(struct map_search *m, uint64_t *bytes)
+{
+	uint32_t a, b, G = m->groups, k, n_colours;
+	uint64_t ff, regions = 0;
+	int rc;
+
+	memset(m->graph.adj, 0, (uint64_t)G * m->graph.words * sizeof(uint64_t));
+	for (a = 0; a < G; a++)
+		for (b = a + 1; b < G; b++)
+			if (m->uses[(uint64_t)a * G + b]) {
+				cgs_bit_set(cgs_graph_row(&m->graph, a), b);
+				cgs_bit_set(cgs_graph_row(&m->graph, b), a);
+			}
+	rc = cgs_pack_first_fit(&m->graph, m->group_bytes, m->by_size,
+				m->offset, &ff);
+	if (rc)
+		return rc;
+	rc = cgs_colour_dsatur(&m->graph, m->colour);
+	if (rc < 0)
+		return rc;
+	n_colours = (uint32_t)rc;
+	memset(m->region, 0, ((uint64_t)G + 1) * sizeof(*m->region));
+	for (a = 0; a < G; a++)
+		if (m->group_bytes[a] > m->region[m->colour[a]])
+			m->region[m->colour[a]] = m->group_bytes[a];
+	for (k = 0; k < n_colours; k++)
+		regions += m->region[k];
+	*bytes = ff < regions ? ff : regions;
+	return 0;
+}
+
+/* Row o as k -> (k + d) mod p. */
+static void periodic_row(struct map_search *m, uint32_t o, uint32_t p,
+			 uint32_t d)
+{
+	uint32_t *row = m->map + (uint64_t)o * m->width, k;
+
+	for (k = 0; k < m->x->rp->reachable[o]; k++)
+		row[k] = (k + d) % p;
+}
+
+/*
+ * The rotation that gives order o's last microbatches the slots of the
+ * largest order's last ones at period p: a short order ends as the long
+ * one does.
+ */
+static uint32_t end_rotation(const struct map_search *m, uint32_t o,
+			     uint32_t p)
+{
+	const struct cgs_rank_plan *rp = m->x->rp;
+
+	return (rp->reachable[rp->n_reachable - 1] - rp->reachable[o]) % p;
+}
+
+/*
+ * Every order at period p, end aligned or not: uses holds their links
+ * and *bytes the proxy.  1 when done, 0 when an order has too many
+ * pairs, or a negative CGS_E_* code.
+ */
+static int try_joint(struct map_search *m, uint32_t p, int aligned,
+		     uint64_t *bytes)
+{
+	uint32_t o;
+	int rc;
+
+	memset(m->uses, 0, (uint64_t)m->groups * m->groups * sizeof(*m->uses));
+	for (o = 0; o < m->n_orders; o++) {
+		periodic_row(m, o, p, aligned ? end_rotation(m, o, p) : 0);
+		rc = list_pairs(m, o);
+		if (rc <= 0)
+			return rc;
+		walk_links(m, m->map + (uint64_t)o * m->width, 1);
+	}
+	rc = proxy_bytes(m, bytes);
+	return rc ? rc : 1;
+}
+
+/*
+ * Coordinate descent: order o tries every period safe for it, with and
+ * without the end rotation, against the other orders' links; a strictly
+ * better proxy wins.  uses holds every order's links before and after.
+ */
+static int descend_order(struct map_search *m, uint32_t o, uint64_t *best)
+{
+	uint32_t *row = m->map + (uint64_t)o * m->width, n, p, r;
+	uint64_t bytes;
+	int rc = list_pairs(m, o);
+
+	if (rc <= 0)
+		return rc;
+	n = m->op.n;
+	memcpy(m->best_row, row, n * sizeof(*row));
+	walk_links(m, row, -1);
+	for (p = m->need[o]; p <= m->S; p++) {
+		for (r = 0; r < 2; r++) {
+			uint32_t d = r ? end_rotation(m, o, p) : 0;
+
+			if (r && d == 0)
+				continue;
+			periodic_row(m, o, p, d);
+			walk_links(m, row, 1);
+			rc = proxy_bytes(m, &bytes);
+			walk_links(m, row, -1);
+			if (rc)
+				return rc;
+			if (bytes < *best) {
+				*best = bytes;
+				memcpy(m->best_row, row, n * sizeof(*row));
+			}
+		}
+	}
+	memcpy(row, m->best_row, n * sizeof(*row));
+	walk_links(m, row, 1);
+	return 1;
+}
+
+static void search_release(struct map_search *m)
+{
+	free(m->chunk_bytes);
+	free(m->uses);
+	free(m->stamp);
+	free(m->map);
+	free(m->best_row);
+	free(m->need);
+	cgs_graph_release(&m->graph);
+	free(m->group_bytes);
+	free(m->offset);
+	free(m->region);
+	free(m->by_size);
+	free(m->colour);
+	free(m->forwards);
+	free(m->backwards);
+	free(m->live_c);
+	free(m->live_k);
+	free(m->op.start);
+	free(m->op.pair);
+}
+
+/* Is the map k mod S after all? */
+static int is_modulo(const struct map_search *m)
+{
+	const struct cgs_rank_plan *rp = m->x->rp;
+	uint32_t o, k;
+
+	for (o = 0; o < m->n_orders; o++)
+		for (k = 0; k < rp->reachable[o]; k++)
+			if (m->map[(uint64_t)o * m->width + k] != k % m->S)
+				return 0;
+	return 1;
+}
+
+/*
+ * The shortest period safe for order o alone: the most microbatches of
+ * one chunk in flight, and two when a chunk runs two backwards in a row.
+ */
+static uint32_t order_need(struct map_search *m, uint32_t o)
+{
+	const struct cgs_rank_plan *rp = m->x->rp;
+	uint32_t need = 1, last = CGS_PLAN_NEVER, c;
+	uint64_t e;
+
+	memset(m->forwards, 0, m->M * sizeof(uint32_t));
+	memset(m->backwards, 0, m->M * sizeof(uint32_t));
+	for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
+		int32_t id = rp->order_entries[e];
+
+		c = (uint32_t)(id < 0 ? -(int64_t)id : id) - 1;
+		if (id > 0) {
+			m->forwards[c]++;
+			if (m->forwards[c] - m->backwards[c] > need)
+				need = m->forwards[c] - m->backwards[c];
+			continue;
+		}
+		m->backwards[c]++;
+		if (last == c && need < 2)
+			need = 2;
+		last = c;
+	}
+	return need;
+}
+
+/* Largest groups first, then by index: first-fit's order for the proxy. */
+static void sort_by_size(struct map_search *m)
+{
+	uint32_t i, j, v;
+
+	for (i = 0; i < m->groups; i++) {
+		v = i;
+		for (j = i; j > 0 && m->group_bytes[m->by_size[j - 1]] <
+					     m->group_bytes[v]; j--)
+			m->by_size[j] = m->by_size[j - 1];
+		m->by_size[j] = v;
+	}
+}
+
+static int search_start(struct map_search *m)
+{
+	const struct cgs_rank_work *x = m->x;
+	uint32_t c, l, o, g, G = m->groups;
+	uint64_t cells = (uint64_t)G * G;
+
+	m->chunk_bytes = calloc(m->M, sizeof(uint64_t));
+	m->uses = calloc(cells, sizeof(uint32_t));
+	m->stamp = calloc(cells, sizeof(uint32_t));
+	m->map = calloc((uint64_t)m->n_orders * m->width, sizeof(uint32_t));
+	m->best_row = calloc(m->width, sizeof(uint32_t));
+	m->need = calloc(m->n_orders, sizeof(uint32_t));
+	m->group_bytes = calloc(G, sizeof(uint64_t));
+	m->offset = calloc(G, sizeof(uint64_t));
+	m->region = calloc((uint64_t)G + 1, sizeof(uint64_t));
+	m->by_size = calloc(G, sizeof(uint32_t));
+	m->colour = calloc(G, sizeof(uint32_t));
+	m->forwards = calloc(m->M, sizeof(uint32_t));
+	m->backwards = calloc(m->M, sizeof(uint32_t));
+	m->op.start = calloc((uint64_t)m->width + 1, sizeof(uint64_t));
+	/* at most S microbatches of each chunk are live at once */
+	m->live_c = calloc((uint64_t)m->S * m->M + 1, sizeof(uint32_t));
+	m->live_k = calloc((uint64_t)m->S * m->M + 1, sizeof(uint32_t));
+	if (!m->chunk_bytes || !m->uses || !m->stamp || !m->map ||
+	    !m->best_row || !m->need || !m->group_bytes || !m->offset ||
+	    !m->region || !m->by_size || !m->colour || !m->forwards ||
+	    !m->backwards || !m->op.start || !m->live_c || !m->live_k ||
+	    cgs_graph_init(&m->graph, G))
+		return CGS_E_NOMEM;
+	for (c = 0; c < m->M; c++)
+		for (l = 0; l < x->s->layers[c]; l++)
+			m->chunk_bytes[c] += x->saved_bytes[x->layer_base[c] + l];
+	for (g = 0; g < G; g++)
+		m->group_bytes[g] = m->chunk_bytes[g / m->S];
+	sort_by_size(m);
+	for (o = 0; o < m->n_orders; o++)
+		m->need[o] = order_need(m, o);
+	return 0;
+}
+
+int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
+			struct cgs_error *err)
+{
+	const struct cgs_rank_plan *rp = x->rp;
+	struct map_search m = {.x = x, .S = x->slots, .M = x->chunks,
+			       .groups = x->n_groups,
+			       .n_orders = rp->n_reachable};
+	uint64_t best = UINT64_MAX, bytes;
+	uint32_t o, p, need = 1, best_p = 0, round;
+	int rc, aligned, best_aligned = 0;
+
+	*out = NULL;
+	m.width = rp->reachable[rp->n_reachable - 1];
+	if (m.groups > CGS_SLOT_MAP_MAX_GROUPS)
+		return 0;
+	rc = search_start(&m);
+	if (rc)
+		goto out;
+	for (o = 0; o < m.n_orders; o++)
+		if (m.need[o] > need)
+			need = m.need[o];
+	/* one period for every order, k mod S among them */
+	for (p = need; p <= m.S; p++) {
+		for (aligned = 0; aligned < 2; aligned++) {
+			rc = try_joint(&m, p, aligned, &bytes);
+			if (rc <= 0)
+				goto out;
+			if (bytes < best) {
+				best = bytes;
+				best_p = p;
+				best_aligned = aligned;
+			}
+		}
+	}
+	rc = try_joint(&m, best_p, best_aligned, &bytes);
+	if (rc <= 0)
+		goto out;
+	/* then each order on its own, the largest first */
+	for (round = 0; round < CGS_SLOT_MAP_ROUNDS; round++) {
+		for (o = m.n_orders; o-- > 0;) {
+			rc = descend_order(&m, o, &best);
+			if (rc <= 0)
+				goto out;
+		}
+	}
+	rc = 0;
+	if (!is_modulo(&m)) {
+		*out = m.map;
+		m.map = NULL;
+	}
+out:
+	search_release(&m);
+	if (rc < 0)
+		return cgs_plan_fail(err, rc, rp->rank, "searching slot maps");
+	return 0;
+}
