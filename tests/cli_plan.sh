@@ -140,6 +140,33 @@ sed 's/slots: auto/slots: {per_rank: true}/' "$example" >"$tmp/per-rank.yaml"
 [ $? -eq 1 ] || fail "compile wrote rings per rank into a format without them"
 grep -q 'stores one ring for every rank' "$tmp/err" ||
 	fail "per-rank compile message: $(cat "$tmp/err")"
+# Slot maps: rank 3 needs 5 of the shared ring's 8 slots, and a map
+# saves bytes there; the schedule key and the option agree, -j changes
+# nothing, the default plan is untouched, and compile refuses the map.
+"$cgslot" plan --explore-slots --slot-maps --max-slots 8 "$example" \
+	>"$tmp/maps" 2>"$tmp/err" || fail "--slot-maps failed: $(cat "$tmp/err")"
+grep -Eq '^ +3 +8 .* map \*$' "$tmp/maps" ||
+	fail "rank 3 takes no slot map at the smallest ring: $(cat "$tmp/maps")"
+"$cgslot" plan --explore-slots --max-slots 8 "$example" >"$tmp/nomaps" ||
+	fail "explore without maps failed"
+[ "$(awk '$1 == 3 { print $4 }' "$tmp/maps")" -lt \
+  "$(awk '$1 == 3 { print $4 }' "$tmp/nomaps")" ] ||
+	fail "rank 3's map saves no bytes"
+grep -q ' map' "$tmp/nomaps" && fail "explore without maps shows a map column"
+sed 's/slots: auto/slots: {map: true}/' "$example" >"$tmp/map.yaml"
+"$cgslot" plan --slot-maps --format json "$example" >"$tmp/maps-opt.json" ||
+	fail "plan --slot-maps failed"
+for j in 1 3; do
+	"$cgslot" plan -j $j --format json "$tmp/map.yaml" >"$tmp/maps-$j.json" ||
+		fail "slots: {map: true} -j $j failed"
+	cmp -s "$tmp/maps-opt.json" "$tmp/maps-$j.json" ||
+		fail "slots: {map: true} -j $j differs from --slot-maps"
+done
+"$cgslot" compile "$tmp/map.yaml" -o "$tmp/map.cgslot" 2>"$tmp/err"
+[ $? -eq 1 ] || fail "compile wrote a slot map into a format without them"
+[ -e "$tmp/map.cgslot" ] && fail "a refused compile left a manifest"
+grep -q 'rank 3 takes a slot map; manifest format 1.0 stores only the ring' \
+	"$tmp/err" || fail "slot map compile message: $(cat "$tmp/err")"
 "$cgslot" plan --max-slots x "$example" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "bad --max-slots is not a usage error"
 "$cgslot" plan -j 0 "$example" >/dev/null 2>&1

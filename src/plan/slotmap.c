@@ -9,21 +9,27 @@
  * conflicts then links groups (chunk, slot) that are never live together
  * in any single order, and colouring and packing pay for those links.
  *
+ * Besides, a rank whose own orders need fewer slots than the shared ring
+ * (a later pipeline stage) can cycle through a shorter period.
+ *
  * The search keeps, for every pair of groups, how many orders make them
- * live together, and re-assigns one order's microbatches at a time so
- * that it adds as few new links as it can, weighted by the bytes a link
- * forces apart (the smaller group's): first the best rotation of
- * k mod S, then a greedy pass microbatch by microbatch that may change
- * the rotation where the order's phase changes.  A row is replaced only
- * when it links less.
+ * live together, and judges a map by a proxy of the plan: those links
+ * packed as items of their chunk's bytes (first-fit and one region per
+ * DSATUR colour), ties broken by the links' weight.  It tries, in turn:
+ * every order on one period p (from the shortest safe for every order up
+ * to S), with and without rotating short orders to end where the longest
+ * one ends; then each order on its own period and rotation (coordinate
+ * descent); then single moves and swaps of two microbatches' slots
+ * (local search, within a budget).  Each step keeps a map only when the
+ * proxy improves; the planner then keeps it only when the real plan
+ * takes strictly fewer bytes (plan.c).
  *
  * Safety is a hard constraint of every step: within one order, two
  * microbatches of one chunk live together never share a slot, and
  * neither do two consecutive backwards of one chunk (the first one's
- * gradient frame is still being sent).  Those that constrain microbatch
- * k all come before it, and they occupy at most S - 1 slots (at most S
- * microbatches of one chunk are in flight, and the others of each chunk
- * form a run ending at k - 1), so the greedy always finds a free slot.
+ * gradient frame is still being sent).  Periodic maps are safe when the
+ * period covers the order's microbatches in flight; moves and swaps are
+ * checked against the order's list of such pairs.
  * The search is deterministic: it depends on the rank's orders alone.
  */
 #include <stdlib.h>
@@ -37,6 +43,11 @@
 #define CGS_SLOT_MAP_MAX_PAIRS (1ull << 24)
 /* Passes over the orders. */
 #define CGS_SLOT_MAP_ROUNDS 3
+/*
+ * Work units for one rank and ring: a proxy evaluation costs groups^2, a
+ * walk over an order its pairs; about 0.05 s.
+ */
+#define CGS_SLOT_MAP_BUDGET 8000000ull
 
 /*
  * Microbatch (hi_c, k) and (lo_c, lo_k), lo_k <= k, are live together (or
@@ -69,12 +80,21 @@ struct map_search {
 	struct cgs_graph graph;
 	uint64_t *group_bytes, *offset, *region;
 	uint32_t *by_size, *colour;
+	/* the listed order's must-differ pairs, both ways, by microbatch */
+	uint64_t *apart_start;  /* width + 1 */
+	uint32_t *apart;
+	uint64_t apart_cap;
+	/* work left: proxy evaluations cost groups^2, walks their pairs */
+	uint64_t budget;
 	/* replay scratch */
 	uint32_t *forwards, *backwards, *live_c, *live_k;
 	struct order_pairs op;
 };
 
-/* Call fn(pair) for each co-live pair of order o, in replay order. */
+/*
+ * Replay order o: count its co-live pairs per later microbatch (fill 0)
+ * or write them into their buckets (fill 1).
+ */
 static void replay_pairs(struct map_search *m, uint32_t o, int fill)
 {
 	const struct cgs_rank_plan *rp = m->x->rp;
@@ -184,15 +204,13 @@ static void next_generation(struct map_search *m)
 }
 
 /*
- * Walk the links of the listed order under `row`: add (+1) or remove
- * (-1) them from uses, or (0) only weigh the ones no other order makes.
- * Each link counts once per order.
+ * Add (+1) or remove (-1) the links the listed order makes under `row`
+ * to or from uses; each link counts once per order.
  */
-static uint64_t walk_links(struct map_search *m, const uint32_t *row,
-			   int delta)
+static void walk_links(struct map_search *m, const uint32_t *row, int delta)
 {
 	const struct order_pairs *op = &m->op;
-	uint64_t cost = 0, i;
+	uint64_t i;
 	uint32_t k;
 
 	next_generation(m);
@@ -211,24 +229,45 @@ static uint64_t walk_links(struct map_search *m, const uint32_t *row,
 			m->stamp[at] = m->generation;
 			if (delta > 0)
 				m->uses[at]++;
-			else if (delta < 0)
+			else
 				m->uses[at]--;
-			else if (m->uses[at] == 0)
-				cost += link_weight(m, p->hi_c, p->lo_c);
 		}
 	}
-	return cost;
+}
+
+/* Charge one move: two walks over the order's pairs and one proxy. */
+static int spend(struct map_search *m)
+{
+	uint64_t cost = 4 * m->op.start[m->op.n] +
+			(uint64_t)m->groups * m->groups;
+
+	if (m->budget < cost)
+		return 0;
+	m->budget -= cost;
+	return 1;
 }
 
 /*
  * The proxy for the plan's saved bytes: the groups linked by any order
  * packed as items of their chunk's bytes, the better of first-fit
- * (largest first) and one region per DSATUR colour.
+ * (largest first) and one region per DSATUR colour; ties go to fewer
+ * links, weighted as in link_weight, which leads the search across
+ * plateaus of equal bytes.
  */
-static int proxy_bytes(struct map_search *m, uint64_t *bytes)
+struct proxy {
+	uint64_t bytes, links;
+};
+
+static int better(const struct proxy *a, const struct proxy *b)
+{
+	return a->bytes < b->bytes ||
+	       (a->bytes == b->bytes && a->links < b->links);
+}
+
+static int proxy_bytes(struct map_search *m, struct proxy *px)
 {
 	uint32_t a, b, G = m->groups, k, n_colours;
-	uint64_t ff, regions = 0;
+	uint64_t ff, regions = 0, links = 0;
 	int rc;
 
 	memset(m->graph.adj, 0, (uint64_t)G * m->graph.words * sizeof(uint64_t));
@@ -237,6 +276,7 @@ static int proxy_bytes(struct map_search *m, uint64_t *bytes)
 			if (m->uses[(uint64_t)a * G + b]) {
 				cgs_bit_set(cgs_graph_row(&m->graph, a), b);
 				cgs_bit_set(cgs_graph_row(&m->graph, b), a);
+				links += link_weight(m, a / m->S, b / m->S);
 			}
 	rc = cgs_pack_first_fit(&m->graph, m->group_bytes, m->by_size,
 				m->offset, &ff);
@@ -252,7 +292,8 @@ static int proxy_bytes(struct map_search *m, uint64_t *bytes)
 			m->region[m->colour[a]] = m->group_bytes[a];
 	for (k = 0; k < n_colours; k++)
 		regions += m->region[k];
-	*bytes = ff < regions ? ff : regions;
+	px->bytes = ff < regions ? ff : regions;
+	px->links = links;
 	return 0;
 }
 
@@ -285,7 +326,7 @@ static uint32_t end_rotation(const struct map_search *m, uint32_t o,
  * pairs, or a negative CGS_E_* code.
  */
 static int try_joint(struct map_search *m, uint32_t p, int aligned,
-		     uint64_t *bytes)
+		     struct proxy *px)
 {
 	uint32_t o;
 	int rc;
@@ -298,7 +339,7 @@ static int try_joint(struct map_search *m, uint32_t p, int aligned,
 			return rc;
 		walk_links(m, m->map + (uint64_t)o * m->width, 1);
 	}
-	rc = proxy_bytes(m, bytes);
+	rc = proxy_bytes(m, px);
 	return rc ? rc : 1;
 }
 
@@ -307,10 +348,11 @@ static int try_joint(struct map_search *m, uint32_t p, int aligned,
  * without the end rotation, against the other orders' links; a strictly
  * better proxy wins.  uses holds every order's links before and after.
  */
-static int descend_order(struct map_search *m, uint32_t o, uint64_t *best)
+static int descend_order(struct map_search *m, uint32_t o,
+			 struct proxy *best)
 {
 	uint32_t *row = m->map + (uint64_t)o * m->width, n, p, r;
-	uint64_t bytes;
+	struct proxy px;
 	int rc = list_pairs(m, o);
 
 	if (rc <= 0)
@@ -324,20 +366,169 @@ static int descend_order(struct map_search *m, uint32_t o, uint64_t *best)
 
 			if (r && d == 0)
 				continue;
+			if (!spend(m))
+				break;
 			periodic_row(m, o, p, d);
 			walk_links(m, row, 1);
-			rc = proxy_bytes(m, &bytes);
+			rc = proxy_bytes(m, &px);
 			walk_links(m, row, -1);
 			if (rc)
 				return rc;
-			if (bytes < *best) {
-				*best = bytes;
+			if (better(&px, best)) {
+				*best = px;
 				memcpy(m->best_row, row, n * sizeof(*row));
 			}
 		}
 	}
 	memcpy(row, m->best_row, n * sizeof(*row));
 	walk_links(m, row, 1);
+	return 1;
+}
+
+/* The listed order's must-differ pairs as lists per microbatch. */
+static int list_apart(struct map_search *m)
+{
+	const struct order_pairs *op = &m->op;
+	uint64_t i, total;
+	uint32_t k;
+
+	memset(m->apart_start, 0, ((uint64_t)op->n + 1) * sizeof(uint64_t));
+	for (k = 0; k < op->n; k++)
+		for (i = op->start[k]; i < op->start[k + 1]; i++)
+			if (op->pair[i].must_differ) {
+				m->apart_start[k + 1]++;
+				m->apart_start[op->pair[i].lo_k + 1]++;
+			}
+	for (k = 0; k < op->n; k++)
+		m->apart_start[k + 1] += m->apart_start[k];
+	total = m->apart_start[op->n];
+	if (total > m->apart_cap) {
+		uint32_t *a = realloc(m->apart, total * sizeof(*a));
+
+		if (!a)
+			return CGS_E_NOMEM;
+		m->apart = a;
+		m->apart_cap = total;
+	}
+	for (k = 0; k < op->n; k++)
+		for (i = op->start[k]; i < op->start[k + 1]; i++)
+			if (op->pair[i].must_differ) {
+				m->apart[m->apart_start[k]++] = op->pair[i].lo_k;
+				m->apart[m->apart_start[op->pair[i].lo_k]++] = k;
+			}
+	for (k = op->n; k > 0; k--)
+		m->apart_start[k] = m->apart_start[k - 1];
+	m->apart_start[0] = 0;
+	return 0;
+}
+
+/* May microbatch k of the listed order take slot s? */
+static int slot_free(const struct map_search *m, const uint32_t *row,
+		     uint32_t k, uint32_t s)
+{
+	uint64_t i;
+
+	for (i = m->apart_start[k]; i < m->apart_start[k + 1]; i++)
+		if (row[m->apart[i]] == s)
+			return 0;
+	return 1;
+}
+
+/* May microbatches j and k of the listed order trade slots? */
+static int swap_free(const struct map_search *m, const uint32_t *row,
+		     uint32_t j, uint32_t k)
+{
+	uint64_t i;
+
+	for (i = m->apart_start[j]; i < m->apart_start[j + 1]; i++)
+		if (m->apart[i] != k && row[m->apart[i]] == row[k])
+			return 0;
+	for (i = m->apart_start[k]; i < m->apart_start[k + 1]; i++)
+		if (m->apart[i] != j && row[m->apart[i]] == row[j])
+			return 0;
+	return 1;
+}
+
+/*
+ * One move of the local search on row o: microbatch k to slot s, or,
+ * with s == S, k trading slots with microbatch j.  Kept when the proxy
+ * improves; 1 kept, 0 undone or not safe, or a negative CGS_E_* code.
+ */
+static int try_move(struct map_search *m, uint32_t *row, uint32_t j,
+		    uint32_t k, uint32_t s, struct proxy *best)
+{
+	uint32_t old_j = row[j], old_k = row[k];
+	struct proxy px;
+	int rc;
+
+	if (s < m->S ? !slot_free(m, row, k, s) : !swap_free(m, row, j, k))
+		return 0;
+	walk_links(m, row, -1);
+	if (s < m->S) {
+		row[k] = s;
+	} else {
+		row[k] = old_j;
+		row[j] = old_k;
+	}
+	walk_links(m, row, 1);
+	rc = proxy_bytes(m, &px);
+	if (rc)
+		return rc;
+	if (better(&px, best)) {
+		*best = px;
+		return 1;
+	}
+	walk_links(m, row, -1);
+	row[j] = old_j;
+	row[k] = old_k;
+	walk_links(m, row, 1);
+	return 0;
+}
+
+/*
+ * Local search: a microbatch of one order moves to another safe slot,
+ * or two microbatches at most 2S apart trade slots, when the proxy
+ * improves; until a pass finds nothing or the budget is spent.  Moves
+ * leave the periodic family: a short order's change of phase can get
+ * slots of its own.
+ */
+static int move_search(struct map_search *m, struct proxy *best)
+{
+	uint32_t o, j, k, s, round, reach = 2 * m->S;
+	int rc, improved = 1;
+
+	for (round = 0; improved && round < CGS_SLOT_MAP_ROUNDS; round++) {
+		improved = 0;
+		for (o = m->n_orders; o-- > 0;) {
+			uint32_t *row = m->map + (uint64_t)o * m->width;
+
+			rc = list_pairs(m, o);
+			if (rc <= 0)
+				return rc;
+			rc = list_apart(m);
+			if (rc)
+				return rc;
+			for (k = 0; k < m->op.n; k++) {
+				for (s = 0; s <= m->S; s++) {
+					uint32_t lo = k > reach ? k - reach : 0;
+
+					if (s == row[k])
+						continue;
+					for (j = s < m->S ? k : lo;
+					     j < (s < m->S ? k + 1 : k); j++) {
+						if (s == m->S && row[j] == row[k])
+							continue;
+						if (!spend(m))
+							return 1;
+						rc = try_move(m, row, j, k, s, best);
+						if (rc < 0)
+							return rc;
+						improved |= rc;
+					}
+				}
+			}
+		}
+	}
 	return 1;
 }
 
@@ -361,6 +552,8 @@ static void search_release(struct map_search *m)
 	free(m->live_k);
 	free(m->op.start);
 	free(m->op.pair);
+	free(m->apart_start);
+	free(m->apart);
 }
 
 /* Is the map k mod S after all? */
@@ -440,13 +633,15 @@ static int search_start(struct map_search *m)
 	m->forwards = calloc(m->M, sizeof(uint32_t));
 	m->backwards = calloc(m->M, sizeof(uint32_t));
 	m->op.start = calloc((uint64_t)m->width + 1, sizeof(uint64_t));
+	m->apart_start = calloc((uint64_t)m->width + 1, sizeof(uint64_t));
 	/* at most S microbatches of each chunk are live at once */
 	m->live_c = calloc((uint64_t)m->S * m->M + 1, sizeof(uint32_t));
 	m->live_k = calloc((uint64_t)m->S * m->M + 1, sizeof(uint32_t));
 	if (!m->chunk_bytes || !m->uses || !m->stamp || !m->map ||
 	    !m->best_row || !m->need || !m->group_bytes || !m->offset ||
 	    !m->region || !m->by_size || !m->colour || !m->forwards ||
-	    !m->backwards || !m->op.start || !m->live_c || !m->live_k ||
+	    !m->backwards || !m->op.start || !m->apart_start || !m->live_c ||
+	    !m->live_k ||
 	    cgs_graph_init(&m->graph, G))
 		return CGS_E_NOMEM;
 	for (c = 0; c < m->M; c++)
@@ -466,8 +661,9 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
 	const struct cgs_rank_plan *rp = x->rp;
 	struct map_search m = {.x = x, .S = x->slots, .M = x->chunks,
 			       .groups = x->n_groups,
-			       .n_orders = rp->n_reachable};
-	uint64_t best = UINT64_MAX, bytes;
+			       .n_orders = rp->n_reachable,
+			       .budget = CGS_SLOT_MAP_BUDGET};
+	struct proxy best = {UINT64_MAX, UINT64_MAX}, px;
 	uint32_t o, p, need = 1, best_p = 0, round;
 	int rc, aligned, best_aligned = 0;
 
@@ -484,17 +680,17 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
 	/* one period for every order, k mod S among them */
 	for (p = need; p <= m.S; p++) {
 		for (aligned = 0; aligned < 2; aligned++) {
-			rc = try_joint(&m, p, aligned, &bytes);
+			rc = try_joint(&m, p, aligned, &px);
 			if (rc <= 0)
 				goto out;
-			if (bytes < best) {
-				best = bytes;
+			if (better(&px, &best)) {
+				best = px;
 				best_p = p;
 				best_aligned = aligned;
 			}
 		}
 	}
-	rc = try_joint(&m, best_p, best_aligned, &bytes);
+	rc = try_joint(&m, best_p, best_aligned, &px);
 	if (rc <= 0)
 		goto out;
 	/* then each order on its own, the largest first */
@@ -505,6 +701,9 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
 				goto out;
 		}
 	}
+	rc = move_search(&m, &best);
+	if (rc <= 0)
+		goto out;
 	rc = 0;
 	if (!is_modulo(&m)) {
 		*out = m.map;
