@@ -322,23 +322,33 @@ static uint32_t end_rotation(const struct map_search *m, uint32_t o,
 
 /*
  * Every order at period p, end aligned or not: uses holds their links
- * and *bytes the proxy.  1 when done, 0 when an order has too many
- * pairs, or a negative CGS_E_* code.
+ * and *px the proxy.  1 when done, 0 when an order has too many pairs or
+ * the budget is spent, or a negative CGS_E_* code.
  */
 static int try_joint(struct map_search *m, uint32_t p, int aligned,
-		     struct proxy *px)
+		     int charge, struct proxy *px)
 {
 	uint32_t o;
 	int rc;
 
 	memset(m->uses, 0, (uint64_t)m->groups * m->groups * sizeof(*m->uses));
 	for (o = 0; o < m->n_orders; o++) {
+		const struct cgs_rank_plan *rp = m->x->rp;
+		uint64_t work = 2 * (rp->order_start[o + 1] - rp->order_start[o]);
+
 		periodic_row(m, o, p, aligned ? end_rotation(m, o, p) : 0);
 		rc = list_pairs(m, o);
 		if (rc <= 0)
 			return rc;
+		work += 2 * m->op.start[m->op.n];
+		if (charge && m->budget < work)
+			return 0;
+		if (charge)
+			m->budget -= work;
 		walk_links(m, m->map + (uint64_t)o * m->width, 1);
 	}
+	if (charge && !spend(m))
+		return 0;
 	rc = proxy_bytes(m, px);
 	return rc ? rc : 1;
 }
@@ -663,8 +673,8 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
 			       .groups = x->n_groups,
 			       .n_orders = rp->n_reachable,
 			       .budget = CGS_SLOT_MAP_BUDGET};
-	struct proxy best = {UINT64_MAX, UINT64_MAX}, px;
-	uint32_t o, p, need = 1, best_p = 0, round;
+	struct proxy best, modulo, px;
+	uint32_t o, p, need = 1, best_p = x->slots, round;
 	int rc, aligned, best_aligned = 0;
 
 	*out = NULL;
@@ -677,12 +687,23 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
 	for (o = 0; o < m.n_orders; o++)
 		if (m.need[o] > need)
 			need = m.need[o];
-	/* one period for every order, k mod S among them */
-	for (p = need; p <= m.S; p++) {
+	/*
+	 * k mod S first, the yardstick; then one period p for every order,
+	 * while the budget lasts
+	 */
+	rc = try_joint(&m, m.S, 0, 1, &modulo);
+	if (rc <= 0)
+		goto out;
+	best = modulo;
+	for (p = need; p <= m.S && rc > 0; p++) {
 		for (aligned = 0; aligned < 2; aligned++) {
-			rc = try_joint(&m, p, aligned, &px);
-			if (rc <= 0)
+			if (p == m.S && !aligned)
+				continue;
+			rc = try_joint(&m, p, aligned, 1, &px);
+			if (rc < 0)
 				goto out;
+			if (rc == 0)
+				break;   /* the budget is spent */
 			if (better(&px, &best)) {
 				best = px;
 				best_p = p;
@@ -690,7 +711,7 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
 			}
 		}
 	}
-	rc = try_joint(&m, best_p, best_aligned, &px);
+	rc = try_joint(&m, best_p, best_aligned, 0, &px);
 	if (rc <= 0)
 		goto out;
 	/* then each order on its own, the largest first */
@@ -705,7 +726,8 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
 	if (rc <= 0)
 		goto out;
 	rc = 0;
-	if (!is_modulo(&m)) {
+	/* a map the proxy does not prefer is not worth planning */
+	if (better(&best, &modulo) && !is_modulo(&m)) {
 		*out = m.map;
 		m.map = NULL;
 	}
