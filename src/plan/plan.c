@@ -324,34 +324,39 @@ static void rank_work_start(struct trial_pool *pool, struct cgs_rank_plan *rp,
 }
 
 /*
- * The ring's plan with a slot map (slotmap.c), kept only when it takes
- * strictly fewer bytes than k mod S: otherwise the plan stays as it was.
+ * The ring's plan with each slot map the search proposes (slotmap.c);
+ * the fewest bytes win, and a map only when it takes strictly fewer
+ * bytes than k mod S: otherwise the plan stays as it was.
  */
-static int try_slot_map(struct trial_pool *pool, struct trial_work *t,
-			struct cgs_rank_work *x)
+static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
+			 struct cgs_rank_work *x)
 {
-	struct cgs_rank_plan mapped = t->plan;
-	struct cgs_rank_work y;
-	uint32_t *map = NULL;
-	int rc = cgs_slot_map_search(x, &map, &t->err);
+	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], n = 0, i;
+	int rc = cgs_slot_map_search(x, maps, &n, &t->err);
 
-	if (rc || !map)
-		return rc;
-	/* the orders stay borrowed; everything the plan makes is new */
-	mapped.slot_map = map;
-	mapped.saved = mapped.user_grad = NULL;
-	mapped.saved_roles = mapped.user_grad_layers = NULL;
-	mapped.arenas = NULL;
-	mapped.capture = NULL;
-	rank_work_start(pool, &mapped, &y);
-	rc = plan_rank(&y, &t->err);
-	rank_work_release(&y);
-	if (rc == 0 && mapped.bytes < t->plan.bytes) {
-		rank_outputs_release(&t->plan);
-		t->plan = mapped;
-	} else {
-		rank_outputs_release(&mapped);
+	for (i = 0; rc == 0 && i < n; i++) {
+		struct cgs_rank_plan mapped = t->plan;
+		struct cgs_rank_work y;
+
+		/* the orders stay borrowed; everything the plan makes is new */
+		mapped.slot_map = maps[i];
+		maps[i] = NULL;
+		mapped.saved = mapped.user_grad = NULL;
+		mapped.saved_roles = mapped.user_grad_layers = NULL;
+		mapped.arenas = NULL;
+		mapped.capture = NULL;
+		rank_work_start(pool, &mapped, &y);
+		rc = plan_rank(&y, &t->err);
+		rank_work_release(&y);
+		if (rc == 0 && mapped.bytes < t->plan.bytes) {
+			rank_outputs_release(&t->plan);
+			t->plan = mapped;
+		} else {
+			rank_outputs_release(&mapped);
+		}
 	}
+	for (; i < n; i++)
+		free(maps[i]);
 	return rc;
 }
 
@@ -364,7 +369,7 @@ static void run_trial(struct trial_pool *pool, uint32_t i)
 	t->rc = plan_rank(&x, &t->err);
 	if (t->rc == 0 && pool->map &&
 	    t->plan.bytes > t->plan.lower_bound_bytes)
-		t->rc = try_slot_map(pool, t, &x);
+		t->rc = try_slot_maps(pool, t, &x);
 	rank_work_release(&x);
 }
 

@@ -41,6 +41,8 @@
 #define CGS_SLOT_MAP_MAX_GROUPS 1024u
 /* Most co-live pairs of one order it will list (16 bytes each). */
 #define CGS_SLOT_MAP_MAX_PAIRS (1ull << 24)
+/* Periodic maps handed to the planner besides the searched one. */
+#define CGS_SLOT_MAP_PERIODIC 2
 /* Passes over the orders. */
 #define CGS_SLOT_MAP_ROUNDS 3
 /*
@@ -665,19 +667,64 @@ static int search_start(struct map_search *m)
 	return 0;
 }
 
-int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
-			struct cgs_error *err)
+/* The periodic rows with the best proxies, best first. */
+struct periodic_pick {
+	struct proxy px;
+	uint32_t p;
+	int aligned;
+};
+
+static void keep_pick(struct periodic_pick *pick, uint32_t *n,
+		      const struct proxy *px, uint32_t p, int aligned)
+{
+	uint32_t i;
+
+	if (*n < CGS_SLOT_MAP_PERIODIC) {
+		i = (*n)++;
+	} else {
+		i = CGS_SLOT_MAP_PERIODIC - 1;
+		if (!better(px, &pick[i].px))
+			return;
+	}
+	while (i > 0 && better(px, &pick[i - 1].px)) {
+		pick[i] = pick[i - 1];
+		i--;
+	}
+	pick[i] = (struct periodic_pick){*px, p, aligned};
+}
+
+/* Hand the current map to the caller unless it is there already. */
+static int add_candidate(struct map_search *m, uint32_t **maps, uint32_t *n)
+{
+	uint64_t cells = (uint64_t)m->n_orders * m->width;
+	uint32_t i;
+
+	if (is_modulo(m))
+		return 0;
+	for (i = 0; i < *n; i++)
+		if (memcmp(maps[i], m->map, cells * sizeof(*m->map)) == 0)
+			return 0;
+	maps[*n] = malloc(cells * sizeof(*m->map));
+	if (!maps[*n])
+		return CGS_E_NOMEM;
+	memcpy(maps[(*n)++], m->map, cells * sizeof(*m->map));
+	return 0;
+}
+
+int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **maps,
+			uint32_t *n_maps, struct cgs_error *err)
 {
 	const struct cgs_rank_plan *rp = x->rp;
 	struct map_search m = {.x = x, .S = x->slots, .M = x->chunks,
 			       .groups = x->n_groups,
 			       .n_orders = rp->n_reachable,
 			       .budget = CGS_SLOT_MAP_BUDGET};
+	struct periodic_pick pick[CGS_SLOT_MAP_PERIODIC];
 	struct proxy best, modulo, px;
-	uint32_t o, p, need = 1, best_p = x->slots, round;
-	int rc, aligned, best_aligned = 0;
+	uint32_t o, p, need = 1, round, n_pick = 0, i;
+	int rc, aligned;
 
-	*out = NULL;
+	*n_maps = 0;
 	m.width = rp->reachable[rp->n_reachable - 1];
 	if (m.groups > CGS_SLOT_MAP_MAX_GROUPS)
 		return 0;
@@ -694,8 +741,10 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
 	rc = try_joint(&m, m.S, 0, 1, &modulo);
 	if (rc <= 0)
 		goto out;
-	best = modulo;
 	for (p = need; p <= m.S && rc > 0; p++) {
+		/* the better rotation of each period: picks of distinct periods */
+		struct periodic_pick here = {{UINT64_MAX, UINT64_MAX}, p, 0};
+
 		for (aligned = 0; aligned < 2; aligned++) {
 			if (p == m.S && !aligned)
 				continue;
@@ -704,17 +753,29 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
 				goto out;
 			if (rc == 0)
 				break;   /* the budget is spent */
-			if (better(&px, &best)) {
-				best = px;
-				best_p = p;
-				best_aligned = aligned;
+			if (better(&px, &here.px)) {
+				here.px = px;
+				here.aligned = aligned;
 			}
 		}
+		if (here.px.bytes != UINT64_MAX && !better(&modulo, &here.px))
+			keep_pick(pick, &n_pick, &here.px, p, here.aligned);
 	}
-	rc = try_joint(&m, best_p, best_aligned, 0, &px);
+	/* the periodic maps the proxy likes best go to the planner as such */
+	for (i = 0; i < n_pick; i++) {
+		rc = try_joint(&m, pick[i].p, pick[i].aligned, 0, &px);
+		if (rc <= 0)
+			goto out;
+		rc = add_candidate(&m, maps, n_maps);
+		if (rc)
+			goto out;
+	}
+	/* then, from the best, each order on its own, the largest first */
+	best = n_pick ? pick[0].px : modulo;
+	rc = try_joint(&m, n_pick ? pick[0].p : m.S,
+		       n_pick ? pick[0].aligned : 0, 0, &px);
 	if (rc <= 0)
 		goto out;
-	/* then each order on its own, the largest first */
 	for (round = 0; round < CGS_SLOT_MAP_ROUNDS; round++) {
 		for (o = m.n_orders; o-- > 0;) {
 			rc = descend_order(&m, o, &best);
@@ -726,14 +787,16 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **out,
 	if (rc <= 0)
 		goto out;
 	rc = 0;
-	/* a map the proxy does not prefer is not worth planning */
-	if (better(&best, &modulo) && !is_modulo(&m)) {
-		*out = m.map;
-		m.map = NULL;
-	}
+	/* a searched map the proxy does not prefer is not worth planning */
+	if (better(&best, &modulo))
+		rc = add_candidate(&m, maps, n_maps);
 out:
 	search_release(&m);
-	if (rc < 0)
+	if (rc < 0) {
+		for (i = 0; i < *n_maps; i++)
+			free(maps[i]);
+		*n_maps = 0;
 		return cgs_plan_fail(err, rc, rp->rank, "searching slot maps");
+	}
 	return 0;
 }

@@ -129,12 +129,14 @@ static inline uint32_t cgs_slot_of(const struct cgs_rank_plan *rp, uint32_t o,
 }
 
 /*
- * slotmap.c: a slot map for the rank's ring (x after its frame sizes and
- * a plan with k mod S), safe in every order, linking fewer groups across
- * orders than k mod S.  *map is NULL when the search finds nothing but
- * k mod S or the rank is too large for it.
+ * slotmap.c: slot maps for the rank's ring (x after its frame sizes and
+ * a plan with k mod S), each safe in every order and none k mod S: the
+ * periodic maps and the searched map its proxy prefers, best first, at
+ * most CGS_SLOT_MAP_CANDIDATES, each to be freed by the caller.  None
+ * when the search finds nothing or the rank is too large for it.
  */
-int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **map,
-			struct cgs_error *err);
+#define CGS_SLOT_MAP_CANDIDATES 3
+int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **maps,
+			uint32_t *n_maps, struct cgs_error *err);
 
 #endif
