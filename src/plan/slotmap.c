@@ -5,24 +5,31 @@
  * With k mod S, microbatch k of a short order and microbatch k of the
  * longest one share a slot although they run at different phases of
  * their orders (the end of a short order looks like the end of a long
- * one, shifted by the difference in counts).  The union of the orders'
- * conflicts then links groups (chunk, slot) that are never live together
- * in any single order, and colouring and packing pay for those links.
- *
- * Besides, a rank whose own orders need fewer slots than the shared ring
- * (a later pipeline stage) can cycle through a shorter period.
+ * one, shifted by the difference in counts), and a rank that needs fewer
+ * slots than the shared ring (a later pipeline stage) still cycles
+ * through all of them, so microbatches whose lifetimes meet other
+ * chunks' at different times share a group (chunk, slot).  The union of
+ * the orders' conflicts then links groups that a better map keeps apart.
+ * Where a rank's own orders fill the ring (as many microbatches of one
+ * chunk in flight as slots, and more microbatches than slots), slot s
+ * must host microbatches about S apart in every order, and no map can
+ * do much better than k mod S.
  *
  * The search keeps, for every pair of groups, how many orders make them
  * live together, and judges a map by a proxy of the plan: those links
  * packed as items of their chunk's bytes (first-fit and one region per
- * DSATUR colour), ties broken by the links' weight.  It tries, in turn:
- * every order on one period p (from the shortest safe for every order up
- * to S), with and without rotating short orders to end where the longest
- * one ends; then each order on its own period and rotation (coordinate
- * descent); then single moves and swaps of two microbatches' slots
- * (local search, within a budget).  Each step keeps a map only when the
- * proxy improves; the planner then keeps it only when the real plan
- * takes strictly fewer bytes (plan.c).
+ * DSATUR colour), ties broken by the links' weight.  It tries every
+ * order on one period p (microbatch k in slot (k + d) mod p, from the
+ * shortest p safe for every order up to S, d 0 or the rotation that ends
+ * short orders where the longest one ends); the two periods the proxy
+ * likes best go to the planner as they are.  From the best, it then
+ * gives each order its own period and rotation (coordinate descent),
+ * then moves one microbatch to another slot or swaps two microbatches'
+ * slots (local search), keeping a step only when the proxy improves;
+ * all within a budget of work per rank and ring.  The proxy misjudges
+ * (it packs groups, not frames), so the planner plans every candidate
+ * and keeps one only when the real plan takes strictly fewer bytes
+ * than k mod S (plan.c).
  *
  * Safety is a hard constraint of every step: within one order, two
  * microbatches of one chunk live together never share a slot, and
