@@ -52,6 +52,14 @@ printf "cgslot plan: unknown option '--frobnicate'\nTry 'cgslot plan --help'.\n"
 run 2 compile -qz "$sched" -o "$tmp/m.cgslot"
 printf "cgslot compile: unknown option '-z'\nTry 'cgslot compile --help'.\n" |
 	cmp -s - "$tmp/err" || fail "compile -qz: $(cat "$tmp/err")"
+# A short option refused inside a cluster after a long option with a
+# value, and a value given to an option that takes none.
+run 2 plot --rank=0 -Xq "$sched" -o "$tmp/p.svg"
+printf "cgslot plot: unknown option '-X'\nTry 'cgslot plot --help'.\n" |
+	cmp -s - "$tmp/err" || fail "plot --rank=0 -Xq: $(cat "$tmp/err")"
+run 2 plan --quiet=1 "$sched"
+printf "cgslot plan: option '--quiet' takes no value\nTry 'cgslot plan --help'.\n" |
+	cmp -s - "$tmp/err" || fail "plan --quiet=1: $(cat "$tmp/err")"
 # Count limits speak of counts.
 run 2 check --limit pp=1.5 "$sched"
 grep -q "^cgslot check: limit pp=1.5: a count must be a whole number; accepted: 1\.\." "$tmp/err" ||

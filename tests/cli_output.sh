@@ -58,6 +58,29 @@ timeout 30 "$cgslot" compile -q "$sched" -o "$tmp/stdout" 2>"$tmp/err" | cat >"$
 cmp -s "$tmp/from-pipe" "$tmp/want.cgslot" || fail "-o /dev/stdout on a pipe wrote another manifest"
 [ -L "$tmp/stdout" ] || fail "the link to stdout was replaced"
 
+# Without --quiet the summary goes to stderr, the pipe gets the manifest
+# alone.
+timeout 30 "$cgslot" compile "$sched" -o "$tmp/stdout" 2>"$tmp/err" | cat >"$tmp/from-pipe"
+[ "${PIPESTATUS[0]}" -eq 0 ] || fail "compile -o /dev/stdout (summary) failed: $(cat "$tmp/err")"
+cmp -s "$tmp/from-pipe" "$tmp/want.cgslot" || fail "the summary went into the manifest on stdout"
+grep -q "^compiled " "$tmp/err" || fail "no summary on stderr: $(cat "$tmp/err")"
+
+# Standard output redirected to append to a regular file: the manifest is
+# appended through it, the file is neither replaced nor truncated.
+printf 'log\n' >"$tmp/log"
+ino=$(stat -c %i "$tmp/log")
+timeout 30 "$cgslot" compile "$sched" -o "$tmp/stdout" >>"$tmp/log" 2>"$tmp/err" ||
+	fail "compile -o /dev/stdout >> log failed: $(cat "$tmp/err")"
+[ "$(stat -c %i "$tmp/log")" = "$ino" ] || fail "the log file was replaced"
+{ printf 'log\n'; cat "$tmp/want.cgslot"; } | cmp -s - "$tmp/log" ||
+	fail "-o /dev/stdout >> log did not append the manifest"
+no_temp "$tmp"
+
+# plot likewise: the picture alone on a piped stdout.
+"$cgslot" plot "$tmp/want.cgslot" -o "$tmp/stdout" 2>"$tmp/err" | head -c 5 >"$tmp/head"
+[ "$(cat "$tmp/head")" = "<?xml" ] || fail "plot -o /dev/stdout: $(cat "$tmp/head") / $(cat "$tmp/err")"
+grep -q "^plotted " "$tmp/err" || fail "plot: no summary on stderr: $(cat "$tmp/err")"
+
 # A symbolic link is followed: the file it names is replaced, the link
 # stays a link.  Relative links resolve against the link's directory, a
 # dangling one names the file to create, a loop is refused.

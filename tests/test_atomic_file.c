@@ -236,6 +236,9 @@ START_TEST(full_device_reports_no_space)
 	if (mknod(in_dir("full"), S_IFCHR | 0666, makedev(1, 7)) == 0)
 		full = in_dir("full");
 	else if (geteuid() == 0 || access(full, W_OK) != 0) {
+		fprintf(stderr, "full_device_reports_no_space: skipped: no mknod "
+			"here, and /dev/full is %s\n", geteuid() == 0 ?
+			"the system's (root must not risk it)" : "not writable");
 		remove_dir();
 		return;
 	}
@@ -291,8 +294,10 @@ START_TEST(signal_removes_temp_file)
 			if (cgs_atomic_file_begin(&f, in_dir("m"), &err) ||
 			    cgs_atomic_file_write(&f, "new", 3, &err))
 				_exit(2);
-			/* The temporary file has its name now. */
-			if (temp_files() != 1)
+			/* An anonymous file has no name before commit; a
+			 * mkstemp one (CGS_NO_TMPFILE=1, test
+			 * atomic_file-mkstemp) has. */
+			if (temp_files() != (f.anonymous ? 0 : 1))
 				_exit(3);
 			raise(sig[i]);
 			_exit(4);
@@ -303,6 +308,92 @@ START_TEST(signal_removes_temp_file)
 		ck_assert_str_eq(get(in_dir("m")), "old");
 		ck_assert_int_eq(temp_files(), 0);
 	}
+	remove_dir();
+}
+END_TEST
+
+/* A signal the process ignores (nohup) stays ignored while writing. */
+START_TEST(ignored_signal_stays_ignored)
+{
+	int status;
+	pid_t pid;
+
+	make_dir();
+	put(in_dir("m"), "old");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (pid == 0) {
+		struct cgs_error err = {0};
+		struct cgs_atomic_file f;
+
+		signal(SIGHUP, SIG_IGN);
+		if (cgs_atomic_file_begin(&f, in_dir("m"), &err) ||
+		    cgs_atomic_file_write(&f, "new", 3, &err))
+			_exit(2);
+		raise(SIGHUP);
+		if (cgs_atomic_file_commit(&f, &err))
+			_exit(3);
+		/* and it is still ignored afterwards */
+		raise(SIGHUP);
+		_exit(0);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "child status %#x", status);
+	ck_assert_str_eq(get(in_dir("m")), "new");
+	ck_assert_int_eq(temp_files(), 0);
+	remove_dir();
+}
+END_TEST
+
+/*
+ * /dev/stdout when standard output is a regular file opened to append
+ * (`>> log`): the bytes go through the descriptor, after what was there,
+ * and the file is not replaced.
+ */
+START_TEST(stdout_file_is_written_through)
+{
+	struct cgs_error err = {0};
+	struct cgs_atomic_file f;
+	struct stat before, after;
+	int saved = dup(STDOUT_FILENO), fd;
+
+	make_dir();
+	put(in_dir("log"), "log\n");
+	ck_assert_int_ge(saved, 0);
+	fflush(stdout);
+	fd = open(in_dir("log"), O_WRONLY | O_APPEND);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(dup2(fd, STDOUT_FILENO), STDOUT_FILENO);
+	close(fd);
+	ck_assert_int_eq(stat(in_dir("log"), &before), 0);
+	ck_assert_int_eq(cgs_atomic_file_begin(&f, "/dev/stdout", &err), 0);
+	ck_assert_int_eq(f.stdio_fd, STDOUT_FILENO);
+	ck_assert_int_eq(cgs_atomic_file_write(&f, "m", 1, &err), 0);
+	ck_assert_int_eq(cgs_atomic_file_commit(&f, &err), 0);
+	ck_assert_int_eq(dup2(saved, STDOUT_FILENO), STDOUT_FILENO);
+	close(saved);
+	ck_assert_int_eq(stat(in_dir("log"), &after), 0);
+	ck_assert_uint_eq(before.st_ino, after.st_ino);
+	ck_assert_str_eq(get(in_dir("log")), "log\nm");
+	ck_assert_int_eq(temp_files(), 0);
+	remove_dir();
+}
+END_TEST
+
+/* One write per file: a second is refused and leaks nothing. */
+START_TEST(second_write_is_refused)
+{
+	struct cgs_error err = {0};
+	struct cgs_atomic_file f;
+
+	make_dir();
+	ck_assert_int_eq(cgs_atomic_file_begin(&f, in_dir("m"), &err), 0);
+	ck_assert_int_eq(cgs_atomic_file_write(&f, "a", 1, &err), 0);
+	ck_assert_int_eq(cgs_atomic_file_write(&f, "b", 1, &err), CGS_E_ARG);
+	ck_assert_int_eq(cgs_atomic_file_commit(&f, &err), 0);
+	ck_assert_str_eq(get(in_dir("m")), "a");
+	ck_assert_int_eq(temp_files(), 0);
 	remove_dir();
 }
 END_TEST
@@ -338,6 +429,9 @@ static Suite *atomic_file_suite(void)
 	tcase_add_test(tc, full_device_reports_no_space);
 	tcase_add_test(tc, temp_file_avoids_stdio_descriptors);
 	tcase_add_test(tc, signal_removes_temp_file);
+	tcase_add_test(tc, ignored_signal_stays_ignored);
+	tcase_add_test(tc, stdout_file_is_written_through);
+	tcase_add_test(tc, second_write_is_refused);
 	tcase_add_test(tc, same_file);
 	suite_add_tcase(s, tc);
 	return s;

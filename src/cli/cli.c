@@ -2,6 +2,7 @@
 
 #include <errno.h>
 #include <getopt.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -51,21 +52,57 @@ int cgs_cli_usage_error(const char *cmd, const char *fmt, ...)
 	return CGS_EXIT_USAGE;
 }
 
+/* The refused option as written, worded by cgs_cli_getopt. */
+static char bad_name[64];
+static int bad_takes_no_value;
+
 int cgs_cli_bad_option(const char *cmd, int opt, char *const *argv)
 {
-	const char *arg = optind > 0 ? argv[optind - 1] : "";
-	char name[64];
-
-	/* The option as written: --long (without =VALUE), or -c. */
-	if (strncmp(arg, "--", 2) == 0)
-		snprintf(name, sizeof(name), "%.*s", (int)strcspn(arg, "="), arg);
-	else if (optopt > 0 && optopt < 128)
-		snprintf(name, sizeof(name), "-%c", optopt);
-	else
-		snprintf(name, sizeof(name), "%s", arg);
+	(void)argv;
 	if (opt == ':')
-		return cgs_cli_usage_error(cmd, "option '%s' needs a value", name);
-	return cgs_cli_usage_error(cmd, "unknown option '%s'", name);
+		return cgs_cli_usage_error(cmd, "option '%s' needs a value",
+					   bad_name);
+	if (bad_takes_no_value)
+		return cgs_cli_usage_error(cmd, "option '%s' takes no value",
+					   bad_name);
+	return cgs_cli_usage_error(cmd, "unknown option '%s'", bad_name);
+}
+
+/*
+ * Word the option getopt refused: --long as written (without =VALUE), or
+ * -c.  getopt sets optopt to 0 for an unknown long option, to the
+ * option's value for a known long one given a value it takes none of or
+ * missing its value, and to the character for a short one.  A long
+ * option always advances optind past itself; a short one inside a
+ * cluster ("-Xq") leaves optind where it was, so argv[optind - 1] can be
+ * an earlier long option: it is the refused one only if it is long and
+ * names an option with that value.
+ */
+static void word_bad_option(char **argv, const struct option *longopts)
+{
+	const char *arg = optind > 0 ? argv[optind - 1] : "";
+	size_t len = strcspn(arg, "=");
+	const struct option *o;
+
+	bad_takes_no_value = 0;
+	if (strncmp(arg, "--", 2) == 0 && optopt == 0) {
+		snprintf(bad_name, sizeof(bad_name), "%.*s", (int)len, arg);
+		return;
+	}
+	if (strncmp(arg, "--", 2) == 0)
+		for (o = longopts; o->name; o++)
+			if (o->val == optopt && len > 2 &&
+			    strncmp(o->name, arg + 2, len - 2) == 0) {
+				snprintf(bad_name, sizeof(bad_name), "%.*s",
+					 (int)len, arg);
+				bad_takes_no_value = arg[len] == '=' &&
+						     o->has_arg == no_argument;
+				return;
+			}
+	if (optopt > 0 && optopt < 128)
+		snprintf(bad_name, sizeof(bad_name), "-%c", optopt);
+	else
+		snprintf(bad_name, sizeof(bad_name), "%s", arg);
 }
 
 int cgs_cli_help(const char *cmd)
@@ -150,6 +187,8 @@ int cgs_cli_getopt(int argc, char **argv, const char *shortopts,
 	opterr = 0;
 	for (;;) {
 		opt = getopt_long(argc, argv, shorts, merged, NULL);
+		if (opt == '?' || opt == ':')
+			word_bad_option(argv, merged);
 		if (opt == 'q')
 			cgs_cli_verbosity = -1;
 		else if (opt == 'v')
@@ -219,4 +258,22 @@ int cgs_cli_parse_format(const char *cmd, const char *arg, unsigned accepted,
 	}
 	return cgs_cli_usage_error(cmd, "--format '%s' is not known; accepted: %s",
 				   arg, list);
+}
+
+const char *cgs_cli_human(uint64_t bytes, char *buf, size_t size)
+{
+	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB",
+					   "PiB", "EiB"};
+	double v = (double)bytes;
+	int u = 0;
+
+	while (v >= 1024 && u < 6) {
+		v /= 1024;
+		u++;
+	}
+	if (u == 0)
+		snprintf(buf, size, "%" PRIu64 " B", bytes);
+	else
+		snprintf(buf, size, "%.2f %s", v, unit[u]);
+	return buf;
 }

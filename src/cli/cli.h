@@ -2,6 +2,8 @@
 #ifndef CGS_CLI_CLI_H
 #define CGS_CLI_CLI_H
 
+#include <stddef.h>
+#include <stdint.h>
 #include <stdio.h>
 
 #include "cgslot/error.h"
@@ -23,6 +25,9 @@ struct cgs_command {
 };
 
 extern const struct cgs_command cgs_commands[];
+
+/* Bytes in binary units, for people: "1.25 GiB" (below 1 KiB: "100 B"). */
+const char *cgs_cli_human(uint64_t bytes, char *buf, size_t size);
 
 /* The exit status for a library status code. */
 int cgs_cli_exit_code(int status);

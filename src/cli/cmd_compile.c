@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -21,60 +22,42 @@
 #include "manifest/writer.h"
 #include "plan/plan.h"
 
-/* Bytes in binary units, for people. */
-static const char *human(uint64_t b, char *buf, size_t size)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB",
-					   "PiB", "EiB"};
-	double v = (double)b;
-	int u = 0;
-
-	while (v >= 1024 && u < 6) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, size, "%llu B", (unsigned long long)b);
-	else
-		snprintf(buf, size, "%.2f %s", v, unit[u]);
-	return buf;
-}
-
-static void print_summary(const char *schedule, const char *output,
-			  const struct cgs_manifest *m, size_t len)
+static void print_summary(FILE *out, const char *schedule,
+			  const char *output, const struct cgs_manifest *m,
+			  size_t len)
 {
 	const struct cgs_manifest_info *in = cgs_manifest_info(m);
 	char a[32], b[32], c[32], d[32];
 	uint32_t ri, v;
 
-	printf("compiled %s -> %s\n", schedule, output);
-	printf("  manifest   %zu bytes, format %u.%u, schedule hash %016llx\n",
+	fprintf(out, "compiled %s -> %s\n", schedule, output);
+	fprintf(out, "  manifest   %zu bytes, format %u.%u, schedule hash %016llx\n",
 	       len, in->major, in->minor,
 	       (unsigned long long)in->schedule_hash);
-	printf("  pipeline   %s%spp %u, vpp %u, %u layers per rank, group %u, max microbatches %u\n",
+	fprintf(out, "  pipeline   %s%spp %u, vpp %u, %u layers per rank, group %u, max microbatches %u\n",
 	       in->name, *in->name ? ": " : "", in->pp, in->vpp,
 	       in->layers_total, in->group, in->max_microbatches);
-	printf("  ring       %u slots, %u saved and %u user-grad frames per rank\n",
+	fprintf(out, "  ring       %u slots, %u saved and %u user-grad frames per rank\n",
 	       in->slots, in->n_saved, in->n_user_grad);
-	printf("  variants  ");
+	fprintf(out, "  variants  ");
 	for (v = 0; v < in->n_variants; v++)
-		printf(" %s (cp %u)%s", cgs_manifest_variant_name(m, v),
+		fprintf(out, " %s (cp %u)%s", cgs_manifest_variant_name(m, v),
 		       cgs_manifest_variant_cp(m, v),
 		       v + 1 < in->n_variants ? "," : "");
-	printf("\n\n  %-5s %7s %7s %14s %14s %14s %14s\n", "rank", "counts",
+	fprintf(out, "\n\n  %-5s %7s %7s %14s %14s %14s %14s\n", "rank", "counts",
 	       "graphs", "bytes", "lower bound", "colour arenas",
 	       "no sharing");
 	for (ri = 0; ri < in->n_ranks; ri++) {
 		struct cgs_manifest_rank_stats st = cgs_manifest_rank_stats(m, ri);
 
-		printf("  %-5u %7u %7u %14s %14s %14s %14s\n",
+		fprintf(out, "  %-5u %7u %7u %14s %14s %14s %14s\n",
 		       cgs_manifest_rank_id(m, ri),
 		       cgs_manifest_reachable_count(m, ri),
 		       cgs_manifest_capture_count(m, ri),
-		       human(st.bytes, a, sizeof(a)),
-		       human(st.lower_bound_bytes, b, sizeof(b)),
-		       human(st.bytes_colour_arenas, c, sizeof(c)),
-		       human(st.bytes_without_sharing, d, sizeof(d)));
+		       cgs_cli_human(st.bytes, a, sizeof(a)),
+		       cgs_cli_human(st.lower_bound_bytes, b, sizeof(b)),
+		       cgs_cli_human(st.bytes_colour_arenas, c, sizeof(c)),
+		       cgs_cli_human(st.bytes_without_sharing, d, sizeof(d)));
 	}
 }
 
@@ -121,9 +104,14 @@ static int compile(const char *schedule, const char *output,
 		rc = cgs_atomic_file_write(&af, buf, len, &err);
 	if (rc)
 		goto out;
-	/* A stdout that fails must not leave a replaced manifest behind. */
+	/*
+	 * A stdout that fails must not leave a replaced manifest behind.
+	 * When the manifest itself goes to standard output, the summary
+	 * goes to standard error.
+	 */
 	if (!quiet)
-		print_summary(schedule, output, m, len);
+		print_summary(af.stdio_fd == STDOUT_FILENO ? stderr : stdout,
+			      schedule, output, m, len);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		rc = cgs_error_set(&err, CGS_E_IO,
 				   "cannot write standard output: %s; the manifest was not written",

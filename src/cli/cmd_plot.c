@@ -17,6 +17,7 @@
  * is plain SVG 1.1 with a little CSS, no script, and depends on nothing
  * but the manifest and the options, so it is byte-identical across runs.
  */
+#include <errno.h>
 #include <getopt.h>
 #include <inttypes.h>
 #include <stdarg.h>
@@ -24,6 +25,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli/cli.h"
 #include "cli/commands.h"
@@ -110,25 +112,6 @@ static void out_text(struct svg *s, const char *t)
 		default: out(s, "%c", *t);
 		}
 	}
-}
-
-/* Bytes in binary units, for people: "1.25 GiB". */
-static const char *human(uint64_t b, char *buf, size_t size)
-{
-	static const char *const unit[] = {"B", "KiB", "MiB", "GiB", "TiB",
-					   "PiB", "EiB"};
-	double v = (double)b;
-	int u = 0;
-
-	while (v >= 1024 && u < 6) {
-		v /= 1024;
-		u++;
-	}
-	if (u == 0)
-		snprintf(buf, size, "%" PRIu64 " B", b);
-	else
-		snprintf(buf, size, "%.2f %s", v, unit[u]);
-	return buf;
 }
 
 /* A chunk colour mixed with white by t in [0, 1): lighter variants. */
@@ -276,7 +259,7 @@ static void draw_microbatch(struct svg *s, const struct plot *p, uint32_t c,
 		snprintf(tip, sizeof(tip),
 			 "saved frame: chunk %u, microbatch %u, slot %u, layer %u, colour %u; arena %u offset %" PRIu64 ", %" PRIu64 " bytes (%s, the most any variant needs); live at positions %" PRIu64 "..%" PRIu64,
 			 c, k, slot, l, f.colour, f.arena, f.offset, f.bytes,
-			 human(f.bytes, a, sizeof(a)), from, to);
+			 cgs_cli_human(f.bytes, a, sizeof(a)), from, to);
 		box(s, x_at(p, from), (double)(to - from + 1) * p->x_step,
 		    y_at(p, f.arena, f.offset), (double)f.bytes * p->y_scale,
 		    "#e6e6e6", "f", tip);
@@ -284,7 +267,7 @@ static void draw_microbatch(struct svg *s, const struct plot *p, uint32_t c,
 	snprintf(tip, sizeof(tip),
 		 "user-gradient frame: chunk %u, microbatch %u, slot %u, colour %u; arena %u offset %" PRIu64 ", %" PRIu64 " bytes (%s); live at positions %" PRIu64 "..%" PRIu64,
 		 c, k, slot, ug.colour, ug.arena, ug.offset, ug.bytes,
-		 human(ug.bytes, a, sizeof(a)), to, g_to);
+		 cgs_cli_human(ug.bytes, a, sizeof(a)), to, g_to);
 	box(s, x_at(p, to), (double)(g_to - to + 1) * p->x_step,
 	    y_at(p, ug.arena, ug.offset), (double)ug.bytes * p->y_scale,
 	    "#e6e6e6", "f", tip);
@@ -311,7 +294,7 @@ static void draw_microbatch(struct svg *s, const struct plot *p, uint32_t c,
 					 "variant %s, chunk %u, microbatch %u, slot %u, layer %u, role %s: arena %u offset %" PRIu64 ", %" PRIu64 " bytes (%s); live at positions %" PRIu64 "..%" PRIu64,
 					 vname, c, k, slot, l, role_names[r],
 					 f.arena, f.offset + x.offset, x.bytes,
-					 human(x.bytes, a, sizeof(a)), from, to);
+					 cgs_cli_human(x.bytes, a, sizeof(a)), from, to);
 				box(s, x_at(p, from),
 				    (double)(to - from + 1) * p->x_step,
 				    y_at(p, f.arena, f.offset + x.offset),
@@ -321,7 +304,7 @@ static void draw_microbatch(struct svg *s, const struct plot *p, uint32_t c,
 				 "variant %s, chunk %u, microbatch %u, slot %u, layer %u, role user_grad: arena %u offset %" PRIu64 ", %" PRIu64 " bytes (%s); live at positions %" PRIu64 "..%" PRIu64,
 				 vname, c, k, slot, l, ug.arena,
 				 ug.offset + g.offset, g.bytes,
-				 human(g.bytes, a, sizeof(a)), to, g_to);
+				 cgs_cli_human(g.bytes, a, sizeof(a)), to, g_to);
 			box(s, x_at(p, to), (double)(g_to - to + 1) * p->x_step,
 			    y_at(p, ug.arena, ug.offset + g.offset),
 			    (double)g.bytes * p->y_scale, fill, "b", tip);
@@ -465,7 +448,7 @@ static void draw_top(struct svg *s, struct plot *p, uint64_t *peak)
 			    ARENA_LABEL_X + 6, last_label - 2, a);
 			out(s, "<text class=\"small\" x=\"%d\" y=\"%.1f\">%s</text>\n",
 			    ARENA_LABEL_X + 6, last_label + 10,
-			    human(ar.bytes, h1, sizeof(h1)));
+			    cgs_cli_human(ar.bytes, h1, sizeof(h1)));
 		}
 	}
 	live_line(s, p, peak);
@@ -474,8 +457,8 @@ static void draw_top(struct svg *s, struct plot *p, uint64_t *peak)
 	    PLOT_X, y, PLOT_R, y, cgs_manifest_rank_id(p->m, p->ri),
 	    st.lower_bound_bytes);
 	out(s, "<text class=\"halo\" x=\"%d\" y=\"%.1f\">lower bound %s; arenas %s</text>\n",
-	    PLOT_X + 6, y - 5, human(st.lower_bound_bytes, h1, sizeof(h1)),
-	    human(st.bytes, h2, sizeof(h2)));
+	    PLOT_X + 6, y - 5, cgs_cli_human(st.lower_bound_bytes, h1, sizeof(h1)),
+	    cgs_cli_human(st.bytes, h2, sizeof(h2)));
 	out(s, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"/>\n",
 	    PLOT_X, TOP_Y, PLOT_R - PLOT_X, TOP_H);
 
@@ -566,14 +549,14 @@ static void draw_bars(struct svg *s, const struct plot *p)
 			double hgt = (double)v[b] / (double)top * BARS_H;
 
 			snprintf(tip, sizeof(tip), "rank %u, %s: %" PRIu64 " bytes (%s)",
-				 rank, bar_what[b], v[b], human(v[b], h, sizeof(h)));
+				 rank, bar_what[b], v[b], cgs_cli_human(v[b], h, sizeof(h)));
 			box(s, gx + bw * b, bw, y0 + BARS_H - hgt, hgt,
 			    bar_fill[b], "bar", tip);
 		}
 		snprintf(tip, sizeof(tip),
 			 "rank %u, lower bound: %" PRIu64 " bytes (%s)", rank,
 			 st.lower_bound_bytes,
-			 human(st.lower_bound_bytes, h, sizeof(h)));
+			 cgs_cli_human(st.lower_bound_bytes, h, sizeof(h)));
 		out(s, "<line class=\"bound\" x1=\"%.1f\" y1=\"%.2f\" x2=\"%.1f\" y2=\"%.2f\"><title>",
 		    gx - 3, yl, gx + 3 * bw + 3, yl);
 		out_text(s, tip);
@@ -670,13 +653,13 @@ static void draw_legend(struct svg *s, const struct plot *p, uint64_t peak)
 	    LEGEND_X, y + 7, LEGEND_X + 14, y + 7);
 	out(s, "<text class=\"small\" x=\"%d\" y=\"%d\">lower bound %s</text>\n",
 	    LEGEND_X + 20, y + 11,
-	    human(cgs_manifest_rank_stats(p->m, p->ri).lower_bound_bytes, h,
+	    cgs_cli_human(cgs_manifest_rank_stats(p->m, p->ri).lower_bound_bytes, h,
 		  sizeof(h)));
 	y += 18;
 	out(s, "<line class=\"live\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
 	    LEGEND_X, y + 7, LEGEND_X + 14, y + 7);
 	out(s, "<text class=\"small\" x=\"%d\" y=\"%d\">live bytes (peak %s)</text>\n",
-	    LEGEND_X + 20, y + 11, human(peak, h, sizeof(h)));
+	    LEGEND_X + 20, y + 11, cgs_cli_human(peak, h, sizeof(h)));
 	y += 18;
 	out(s, "<line class=\"arena\" x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\"/>\n",
 	    LEGEND_X, y + 7, LEGEND_X + 14, y + 7);
@@ -691,7 +674,7 @@ static void draw_legend(struct svg *s, const struct plot *p, uint64_t peak)
 		out(s, "<text class=\"small\" x=\"%d\" y=\"%d\">%u  %s  %s</text>\n",
 		    LEGEND_X, y + 8, a,
 		    ar.role == CGS_MANIFEST_ARENA_SAVED ? "saved" : "user_grad",
-		    human(ar.bytes, h, sizeof(h)));
+		    cgs_cli_human(ar.bytes, h, sizeof(h)));
 	}
 	if (n_arenas > 6) {
 		out(s, "<text class=\"small\" x=\"%d\" y=\"%d\">... %u arenas</text>\n",
@@ -868,14 +851,30 @@ static int plot(const struct plot_args *args)
 	rc = cgs_atomic_file_begin(&af, args->output, &err);
 	if (rc == 0)
 		rc = cgs_atomic_file_write(&af, s.buf, s.len, &err);
-	if (rc == 0)
-		rc = cgs_atomic_file_commit(&af, &err);
 	if (rc)
 		goto out;
-	if (cgs_cli_verbosity >= 0)
-		printf("plotted %s rank %u, %u microbatches -> %s (%zu bytes)\n",
-		       args->manifest, cgs_manifest_rank_id(m, p.ri), p.n,
-		       args->output, s.len);
+	/*
+	 * The summary before the commit, so that a failed stdout leaves no
+	 * replaced picture; on standard error when the picture itself goes
+	 * to standard output.
+	 */
+	if (cgs_cli_verbosity >= 0) {
+		FILE *sum = af.stdio_fd == STDOUT_FILENO ? stderr : stdout;
+
+		fprintf(sum, "plotted %s rank %u, %u microbatches -> %s (%zu bytes)\n",
+			args->manifest, cgs_manifest_rank_id(m, p.ri), p.n,
+			args->output, s.len);
+		if (fflush(sum) != 0 || ferror(sum)) {
+			rc = cgs_error_set(&err, CGS_E_IO,
+					   "cannot write standard output: %s; the picture was not written",
+					   strerror(errno));
+			cgs_atomic_file_abort(&af);
+			goto out;
+		}
+	}
+	rc = cgs_atomic_file_commit(&af, &err);
+	if (rc)
+		goto out;
 	cgs_cli_note("plot: rank %u, %u microbatches: %" PRIu64 " order positions, %" PRIu64 " boxes with tooltips, %u of %u variants",
 		     cgs_manifest_rank_id(m, p.ri), p.n, p.len, s.boxes,
 		     p.n_show, p.in->n_variants);

@@ -3,9 +3,11 @@
  *
  * The temporary file lives in the target's directory, so the rename never
  * crosses file systems.  Where O_TMPFILE works the file has no name while
- * it is written and synced and gets one (linkat) only just before the
- * rename, so even a SIGKILL leaves nothing behind outside that short
- * step; elsewhere mkstemp names it from the start.
+ * it is written and synced and gets one (linkat) only at commit, just
+ * before the rename, so even a SIGKILL leaves nothing behind outside that
+ * short step; elsewhere mkstemp names it from the start.  A target that is
+ * this process's standard output or error is written through that
+ * descriptor.
  */
 /* O_TMPFILE is Linux's; the rest of the file is POSIX. */
 #define _GNU_SOURCE
@@ -52,8 +54,14 @@ static void catch_signals(void)
 	memset(&sa, 0, sizeof(sa));
 	sa.sa_handler = remove_temp_and_die;
 	sigemptyset(&sa.sa_mask);
-	for (i = 0; i < N_CAUGHT; i++)
-		sigaction(caught[i], &sa, &saved_actions[i]);
+	for (i = 0; i < N_CAUGHT; i++) {
+		/* A signal the caller ignores (nohup, a background job) stays
+		 * ignored: the handler would kill where the caller chose not
+		 * to die. */
+		sigaction(caught[i], NULL, &saved_actions[i]);
+		if (saved_actions[i].sa_handler != SIG_IGN)
+			sigaction(caught[i], &sa, NULL);
+	}
 }
 
 static void restore_signals(void)
@@ -169,6 +177,24 @@ int cgs_atomic_file_same(const char *a, const char *b)
 	       S_ISREG(sa.st_mode) && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
+/*
+ * STDOUT_FILENO or STDERR_FILENO when st is the file that descriptor has
+ * open (/dev/stdout, /proc/self/fd/1, or the file a shell redirected it
+ * to), else -1.
+ */
+static int stdio_of(const struct stat *st)
+{
+	static const int fds[] = {STDOUT_FILENO, STDERR_FILENO};
+	struct stat sd;
+	size_t i;
+
+	for (i = 0; i < sizeof(fds) / sizeof(fds[0]); i++)
+		if (fstat(fds[i], &sd) == 0 && sd.st_dev == st->st_dev &&
+		    sd.st_ino == st->st_ino)
+			return fds[i];
+	return -1;
+}
+
 int cgs_atomic_file_begin(struct cgs_atomic_file *f, const char *path,
 			  struct cgs_error *err)
 {
@@ -179,11 +205,14 @@ int cgs_atomic_file_begin(struct cgs_atomic_file *f, const char *path,
 
 	memset(f, 0, sizeof(*f));
 	f->fd = -1;
+	f->stdio_fd = -1;
 	f->path = path;
 	if (len == 0 || path[len - 1] == '/' || (exists && S_ISDIR(st.st_mode)))
 		return cgs_error_at(err, CGS_E_IO, path, 0, 0,
 				    "the output is a directory; give a file name");
-	if (exists && !S_ISREG(st.st_mode)) {
+	if (exists)
+		f->stdio_fd = stdio_of(&st);
+	if (exists && (f->stdio_fd >= 0 || !S_ISREG(st.st_mode))) {
 		/* A device, FIFO or socket: written through, never replaced. */
 		f->through = 1;
 		if (len >= sizeof(f->target))
@@ -290,7 +319,6 @@ static void drop_temp(struct cgs_atomic_file *f)
 static int write_temp(struct cgs_atomic_file *f, const void *buf, size_t len,
 		      struct cgs_error *err)
 {
-	size_t temp_len = strlen(f->temp);
 	const char *step;
 	mode_t mask;
 
@@ -299,20 +327,21 @@ static int write_temp(struct cgs_atomic_file *f, const void *buf, size_t len,
 	f->fd = above_stdio(open(f->dir, O_TMPFILE | O_WRONLY | O_CLOEXEC,
 				 0666));
 	if (f->fd >= 0) {
+		char proc[64];
+
 		if (fill(f->fd, buf, len, &step) != 0)
 			goto failed;
-		hold_signals(1);
-		f->named = link_anonymous(f) == 0;
-		hold_signals(0);
-		if (f->named)
+		/* It gets its name at commit, through /proc: make sure
+		 * there is one now, while a failure costs nothing. */
+		snprintf(proc, sizeof(proc), "/proc/self/fd/%d", f->fd);
+		if (access(proc, F_OK) == 0) {
+			f->anonymous = 1;
 			return 0;
+		}
 		/* No /proc, say: write a named temporary file instead. */
 		close(f->fd);
 		f->fd = -1;
-		memcpy(f->temp + temp_len - 6, "XXXXXX", 6);
 	}
-#else
-	(void)temp_len;
 #endif
 	hold_signals(1);
 	f->fd = mkstemp(f->temp);
@@ -346,6 +375,9 @@ int cgs_atomic_file_write(struct cgs_atomic_file *f, const void *buf,
 	if (!f->active)
 		return cgs_error_at(err, CGS_E_ARG, f->path, 0, 0,
 				    "internal error: the output was not begun");
+	if (f->fd >= 0 || f->buf)
+		return cgs_error_at(err, CGS_E_ARG, f->path, 0, 0,
+				    "internal error: the output was already written");
 	if (f->through) {
 		f->buf = buf;
 		f->len = len;
@@ -362,6 +394,16 @@ static int commit_through(struct cgs_atomic_file *f, struct cgs_error *err)
 	struct stat st;
 	int fd, rc = 0;
 
+	if (f->stdio_fd >= 0) {
+		/* After what stdio holds, at the descriptor's own offset
+		 * (appending when the shell opened it so). */
+		fflush(f->stdio_fd == STDOUT_FILENO ? stdout : stderr);
+		if (write_all(f->stdio_fd, f->buf, f->len) != 0)
+			return cgs_error_at(err, CGS_E_IO, f->path, 0, 0,
+					    "cannot write the output: %s",
+					    strerror(errno));
+		return 0;
+	}
 	fd = open(f->target, O_WRONLY | O_CLOEXEC | O_NOCTTY);
 	if (fd < 0)
 		return cgs_error_at(err, CGS_E_IO, f->path, 0, 0,
@@ -386,8 +428,21 @@ static int commit_through(struct cgs_atomic_file *f, struct cgs_error *err)
 static int commit_temp(struct cgs_atomic_file *f, struct cgs_error *err)
 {
 	int fd = f->fd, dfd, saved;
-	const char *step = "close";
+	const char *step = "name the temporary file for";
 
+	if (f->anonymous) {
+		hold_signals(1);
+		f->named = link_anonymous(f) == 0;
+		hold_signals(0);
+		if (!f->named) {
+			saved = errno;
+			drop_temp(f);
+			return cgs_error_at(err, CGS_E_IO, f->path, 0, 0,
+					    "cannot %s the output: %s; any earlier file is unchanged",
+					    step, strerror(saved ? saved : EIO));
+		}
+	}
+	step = "close";
 	f->fd = -1;
 	if (close(fd) == 0) {
 		step = "rename the temporary file onto";

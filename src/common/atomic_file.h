@@ -10,10 +10,16 @@
  * points to is the one replaced; the link stays.  A target that is not a
  * regular file (a character device such as /dev/null, a FIFO, a terminal,
  * /dev/stdout on a pipe) is never replaced: the bytes are written through
- * it at commit, and write errors are reported.
+ * it at commit, and write errors are reported.  Neither is the file this
+ * process has open as standard output or error, whatever it is (also a
+ * regular file the shell redirected it to, reached as /dev/stdout): the
+ * bytes go through that descriptor, after what stdio buffered, appending
+ * where the shell opened it to append; stdio_fd tells the caller, which
+ * must then print nothing else there.
  *
  * Between begin and commit/abort, SIGINT, SIGTERM and SIGHUP remove the
- * temporary file and then take their default action.  One file at a time
+ * temporary file and then take their default action; a signal the
+ * process ignores stays ignored.  One file at a time
  * per process (the handler knows a single temporary name).
  *
  *	struct cgs_atomic_file f;
@@ -37,8 +43,10 @@ struct cgs_atomic_file {
 	char dir[CGS_ATOMIC_PATH_MAX];    /* its directory */
 	char temp[CGS_ATOMIC_PATH_MAX];   /* the temporary name, once named */
 	const char *path;                 /* as the caller gave it, for messages */
-	int through;      /* 1: not a regular file, written through at commit */
+	int through;      /* 1: not replaced, written through at commit */
+	int stdio_fd;     /* through standard output (1) or error (2); else -1 */
 	int fd;           /* the temporary file, -1 when none is open */
+	int anonymous;    /* fd is an O_TMPFILE file, named at commit */
 	int named;        /* the temporary file has a name on disk */
 	const void *buf;  /* through: the bytes to write at commit */
 	size_t len;
@@ -57,7 +65,8 @@ int cgs_atomic_file_begin(struct cgs_atomic_file *f, const char *path,
  * Write len bytes.  A regular target: into the temporary file, synced;
  * the target is unchanged.  A non-regular target: buf is only kept (it
  * must stay valid until commit) and written at commit.  On failure the
- * file is aborted (nothing left behind) and CGS_E_IO returned.
+ * file is aborted (nothing left behind) and CGS_E_IO returned.  Once per
+ * file: a second call is refused (CGS_E_ARG).
  */
 int cgs_atomic_file_write(struct cgs_atomic_file *f, const void *buf,
 			  size_t len, struct cgs_error *err);

@@ -727,13 +727,7 @@ void cgs_rank_plan_release(struct cgs_rank_plan *rp)
 	free(rp->reachable);
 	free(rp->order_start);
 	free(rp->order_entries);
-	free(rp->saved);
-	free(rp->user_grad);
-	free(rp->saved_roles);
-	free(rp->user_grad_layers);
-	free(rp->arenas);
-	free(rp->capture);
-	free(rp->slot_map);
+	rank_outputs_release(rp);
 	memset(rp, 0, sizeof(*rp));
 }
 
