@@ -148,6 +148,35 @@ grep -q 'ring       per rank: rank 0 8 slots, rank 1 8 slots, rank 2 8 slots, ra
 	fail "dump does not show rank 3's own ring"
 "$cgslot" report "$tmp/per-rank.cgslot" | grep -q '^ring: per rank, rank 0 8 slots, rank 1 8 slots, rank 2 8 slots, rank 3 5 slots$' ||
 	fail "report of the manifest does not show rings per rank"
+# Slot maps: rank 3 needs 5 of the shared ring's 8 slots, and a map
+# saves bytes there; the schedule key and the option agree, -j changes
+# nothing, the default plan is untouched; the map compiles (format 2),
+# verifies, and the manifest says so.
+"$cgslot" plan --explore-slots --slot-maps --max-slots 8 "$example" \
+	>"$tmp/maps" 2>"$tmp/err" || fail "--slot-maps failed: $(cat "$tmp/err")"
+grep -Eq '^ +3 +8 .* map \*$' "$tmp/maps" ||
+	fail "rank 3 takes no slot map at the smallest ring: $(cat "$tmp/maps")"
+"$cgslot" plan --explore-slots --max-slots 8 "$example" >"$tmp/nomaps" ||
+	fail "explore without maps failed"
+[ "$(awk '$1 == 3 { print $4 }' "$tmp/maps")" -lt \
+  "$(awk '$1 == 3 { print $4 }' "$tmp/nomaps")" ] ||
+	fail "rank 3's map saves no bytes"
+grep -q ' map' "$tmp/nomaps" && fail "explore without maps shows a map column"
+sed 's/slots: auto/slots: {map: true}/' "$example" >"$tmp/map.yaml"
+"$cgslot" plan --slot-maps --format json "$example" >"$tmp/maps-opt.json" ||
+	fail "plan --slot-maps failed"
+for j in 1 3; do
+	"$cgslot" plan -j $j --format json "$tmp/map.yaml" >"$tmp/maps-$j.json" ||
+		fail "slots: {map: true} -j $j failed"
+	cmp -s "$tmp/maps-opt.json" "$tmp/maps-$j.json" ||
+		fail "slots: {map: true} -j $j differs from --slot-maps"
+done
+"$cgslot" compile -q "$tmp/map.yaml" -o "$tmp/map.cgslot" 2>"$tmp/err" ||
+	fail "compile of slots: {map: true} failed: $(cat "$tmp/err")"
+"$cgslot" verify "$tmp/map.cgslot" "$tmp/map.yaml" >/dev/null 2>"$tmp/err" ||
+	fail "verify of a planned slot map failed: $(cat "$tmp/err")"
+"$cgslot" dump "$tmp/map.cgslot" | grep -q 'slots from the slot map' ||
+	fail "dump does not show the planned slot map"
 "$cgslot" plan --max-slots x "$example" >/dev/null 2>&1
 [ $? -eq 2 ] || fail "bad --max-slots is not a usage error"
 "$cgslot" plan -j 0 "$example" >/dev/null 2>&1

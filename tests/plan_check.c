@@ -31,14 +31,17 @@ struct mb {
 /*
  * The slot microbatch k uses when the o-th reachable count runs: the
  * plan's slot map (plan.h: one row of the largest count per count) or
- * k mod S.  Out-of-ring slots are reported by the caller.
+ * k mod S; UINT32_MAX for a map entry outside the ring.
  */
 static uint32_t slot_of(const struct cgs_rank_plan *rp, uint32_t o,
 			uint32_t k)
 {
+	uint32_t width = rp->reachable[rp->n_reachable - 1], s;
+
 	if (!rp->slot_map)
 		return k % rp->slots;
-	return rp->slot_map[(uint64_t)o * rp->reachable[rp->n_reachable - 1] + k];
+	s = rp->slot_map[(uint64_t)o * width + k];
+	return s < rp->slots ? s : UINT32_MAX;
 }
 
 /* Layout facts of one rank that need no replay. */
@@ -186,9 +189,9 @@ out:
 static const struct cgs_frame *saved_frame(const struct cgs_rank_plan *rp,
 					   const uint32_t *base, uint32_t S,
 					   const struct cgs_schedule *s,
-					   uint32_t c, uint32_t k, uint32_t l)
+					   uint32_t c, uint32_t slot, uint32_t l)
 {
-	return &rp->saved[base[c] * S + k * s->layers[c] + l];
+	return &rp->saved[base[c] * S + slot * s->layers[c] + l];
 }
 
 /*
@@ -340,6 +343,10 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 			if (id > 0) {
 				x.k = fwd[c]++;
 				x.slot = slot_of(rp, o, x.k);
+				if (x.slot == UINT32_MAX)
+					FAIL("rank %u, %u microbatches: microbatch %u maps "
+					     "outside the ring of %u slots", rp->rank,
+					     ro.reachable[o], x.k, S);
 				if (saved_clash(s, rp, base, S, x, x, msg, size))
 					goto fail;
 				for (i = 0; i < n_live; i++)
@@ -354,6 +361,9 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 
 				x.k = bwd[c]++;
 				x.slot = slot_of(rp, o, x.k);
+				if (x.slot == UINT32_MAX)
+					FAIL("rank %u: a microbatch maps outside the ring",
+					     rp->rank);
 				ug = &rp->user_grad[c * S + x.slot];
 				if (prev_ug == ug)
 					FAIL("rank %u, %u microbatches, entry %" PRIu64

@@ -490,6 +490,107 @@ START_TEST(checker_catches_overlap)
 }
 END_TEST
 
+/*
+ * P4 M2 G4 L16, three layers per chunk: every rank shares the ring of 8
+ * that rank 0 needs, but rank 3 never has more than 5 microbatches of a
+ * chunk in flight; its slot map takes strictly fewer bytes than k mod 8,
+ * and the checker proves it safe.  Returns the plan with maps.
+ */
+static struct cgs_plan *plan_with_maps(const struct cgs_schedule *s,
+				       const struct cgs_plan *plain)
+{
+	struct cgs_plan_options opt;
+	struct cgs_error err = {0};
+	struct cgs_plan *p = NULL;
+	char msg[512];
+
+	cgs_plan_options_init(&opt);
+	opt.slot_maps = 1;
+	ck_assert_msg(cgs_plan_create(s, &opt, &p, &err) == 0, "plan: %s",
+		      err.message);
+	ck_assert_msg(cgs_plan_check(s, p, msg, sizeof(msg)) == 0, "check: %s",
+		      msg);
+	ck_assert_uint_eq(p->slots, plain->slots);
+	return p;
+}
+
+START_TEST(slot_map_saves_bytes)
+{
+	static const uint32_t layers[] = {3, 3};
+	struct cgs_schedule *s = make_schedule(4, 2, 4, 16, layers, 256, 2);
+	struct cgs_plan *plain, *p;
+	const struct cgs_rank_plan *rp, *kp;
+	uint32_t o, k, width;
+
+	set_bytes(s, 0, 1000, 1000, 3000, 500);
+	set_bytes(s, 1, 2000, 2000, 5000, 900);
+	plain = plan_ok(s);
+	ck_assert_uint_eq(plain->slots, 8);
+	ck_assert_ptr_null(rank_of(plain, 3)->slot_map);
+	p = plan_with_maps(s, plain);
+	rp = rank_of(p, 3);
+	kp = rank_of(plain, 3);
+	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_lt(rp->bytes, kp->bytes);
+	ck_assert_uint_eq(rp->lower_bound_bytes, kp->lower_bound_bytes);
+	ck_assert_uint_eq(rp->n_graphs, kp->n_graphs);
+	width = rp->reachable[rp->n_reachable - 1];
+	for (o = 0; o < rp->n_reachable; o++)
+		for (k = 0; k < width; k++)
+			ck_assert_uint_lt(rp->slot_map[o * width + k], rp->slots);
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&plain);
+	free_schedule(s);
+}
+END_TEST
+
+/* The checker must catch a slot map that puts live microbatches together. */
+START_TEST(checker_catches_unsafe_map)
+{
+	static const uint32_t layers[] = {3, 3};
+	struct cgs_schedule *s = make_schedule(4, 2, 4, 16, layers, 256, 2);
+	struct cgs_plan *plain, *p;
+	struct cgs_rank_plan *rp;
+	uint32_t width, last, k;
+	char msg[512];
+
+	set_bytes(s, 0, 1000, 1000, 3000, 500);
+	set_bytes(s, 1, 2000, 2000, 5000, 900);
+	plain = plan_ok(s);
+	p = plan_with_maps(s, plain);
+	rp = &p->ranks[3];
+	width = rp->reachable[rp->n_reachable - 1];
+	last = (rp->n_reachable - 1) * width;
+	/* rank 3 runs chunk 1's forwards of microbatches 0..3 first */
+	rp->slot_map[last + 1] = rp->slot_map[last];
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "live together in slot"), "%s", msg);
+	cgs_plan_destroy(&p);
+
+	/* a slot outside the ring */
+	p = plan_with_maps(s, plain);
+	p->ranks[3].slot_map[0] = p->ranks[3].slots;
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "outside the ring"), "%s", msg);
+	cgs_plan_destroy(&p);
+
+	/*
+	 * k mod S on the layout made for the map: safe slots, but frames
+	 * the map kept apart in time now overlap in bytes
+	 */
+	p = plan_with_maps(s, plain);
+	rp = &p->ranks[3];
+	for (k = 0; k < rp->n_reachable * width; k++)
+		rp->slot_map[k] = k % width % rp->slots;
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "overlap") || strstr(msg, "share colour"),
+		      "%s", msg);
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&plain);
+	free_schedule(s);
+}
+END_TEST
+
 /* ---- graph algorithms ------------------------------------------------- */
 
 static void add_edge(struct cgs_graph *g, uint32_t a, uint32_t b)
@@ -677,6 +778,11 @@ static struct cgs_schedule *random_schedule(uint32_t big)
 	return s;
 }
 
+/* Slot maps taken by the property tests: they must not all be k mod S. */
+static uint32_t maps_taken;
+/* The slow sweep checks maps on fewer cases, to keep its time. */
+static int big_sweep;
+
 /* Two plans are the same, frame by frame and graph by graph. */
 static void assert_same_plan(const struct cgs_plan *p,
 			     const struct cgs_plan *q)
@@ -707,7 +813,53 @@ static void assert_same_plan(const struct cgs_plan *p,
 					a->n_user_grad * sizeof(*a->user_grad)), 0);
 		ck_assert_int_eq(memcmp(a->capture, b->capture,
 					a->n_graphs * sizeof(*a->capture)), 0);
+		ck_assert_int_eq(a->slot_map == NULL, b->slot_map == NULL);
+		if (a->slot_map)
+			ck_assert_int_eq(memcmp(a->slot_map, b->slot_map,
+						(uint64_t)a->n_reachable *
+						a->reachable[a->n_reachable - 1] *
+						sizeof(*a->slot_map)), 0);
 	}
+}
+
+
+/*
+ * Slot maps on the rings of p (the smallest shared ring), or with a ring
+ * search: every plan passes the checker, a rank with a map takes
+ * strictly fewer bytes than the same ring without one (and no rank
+ * more), and the plan is the same on 1 and on 3 threads.
+ */
+static void check_slot_maps(struct cgs_schedule *s, const struct cgs_plan *p,
+			    uint32_t i)
+{
+	struct cgs_plan_options opt;
+	struct cgs_error err = {0};
+	struct cgs_plan *q = NULL, *t = NULL;
+	char msg[512];
+	uint32_t r;
+
+	cgs_plan_options_init(&opt);
+	opt.slot_maps = 1;
+	ck_assert_int_eq(cgs_plan_create(s, &opt, &q, &err), 0);
+	ck_assert_msg(cgs_plan_check(s, q, msg, sizeof(msg)) == 0,
+		      "case %u with slot maps: %s", i, msg);
+	ck_assert_uint_eq(q->slots, p->slots);
+	for (r = 0; r < p->n_ranks; r++) {
+		const struct cgs_rank_plan *a = &p->ranks[r], *b = &q->ranks[r];
+
+		ck_assert_uint_eq(a->lower_bound_bytes, b->lower_bound_bytes);
+		if (b->slot_map) {
+			ck_assert_uint_lt(b->bytes, a->bytes);
+			maps_taken++;
+		} else {
+			ck_assert_uint_eq(b->bytes, a->bytes);
+		}
+	}
+	opt.threads = 3;
+	ck_assert_int_eq(cgs_plan_create(s, &opt, &t, &err), 0);
+	assert_same_plan(q, t);
+	cgs_plan_destroy(&t);
+	cgs_plan_destroy(&q);
 }
 
 /*
@@ -730,6 +882,7 @@ static void check_ring_search(struct cgs_schedule *s,
 	cgs_plan_options_init(&opt);
 	opt.max_slots = p->slots + extra;
 	opt.per_rank = (int)rnd(2);
+	opt.slot_maps = big_sweep ? i % 8 == 4 : i % 2 == 1;
 	ck_assert_int_eq(cgs_plan_create(s, &opt, &q, &err), 0);
 	ck_assert_msg(cgs_plan_check(s, q, msg, sizeof(msg)) == 0,
 		      "case %u, search to %u%s: %s", i, opt.max_slots,
@@ -800,6 +953,13 @@ static void run_property(uint64_t seed, uint32_t cases, uint32_t big)
 		}
 		if (rnd(2))
 			check_ring_search(s, p, i, 1 + rnd(3));
+		/*
+		 * every case of the quick test, an eighth of the slow sweep's
+		 * (chosen without the generator, so the sweep's schedules stay
+		 * those it had before maps)
+		 */
+		if (!big_sweep || i % 8 == 0)
+			check_slot_maps(s, p, i);
 		/* same schedule, same plan */
 		ck_assert_int_eq(cgs_plan_create(s, NULL, &q, &err), 0);
 		ck_assert_uint_eq(q->slots, p->slots);
@@ -824,12 +984,16 @@ static void run_property(uint64_t seed, uint32_t cases, uint32_t big)
 
 START_TEST(random_plans)
 {
+	maps_taken = 0;
 	run_property(0x5eed0001u + (uint64_t)_i * 7919u, 40, 0);
+	/* the map search must have had something to prove */
+	ck_assert_uint_gt(maps_taken, 0);
 }
 END_TEST
 
 START_TEST(random_plans_slow)
 {
+	big_sweep = 1;
 	run_property(0xb16b00b5u + (uint64_t)_i * 104729u, 300, _i % 2);
 }
 END_TEST
@@ -855,6 +1019,8 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, frame_limit);
 		tcase_add_test(tc, checker_follows_slot_map);
 		tcase_add_test(tc, checker_catches_overlap);
+		tcase_add_test(tc, slot_map_saves_bytes);
+		tcase_add_test(tc, checker_catches_unsafe_map);
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, clique_search);
 		tcase_add_test(tc, first_fit);

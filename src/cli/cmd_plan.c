@@ -17,30 +17,34 @@
 struct plan_request {
 	enum cgs_format format;
 	uint32_t max_slots, threads;
-	int per_rank, explore;
+	int per_rank, explore, slot_maps;
 };
 
 /*
  * The ring search's trade-off, rank by rank: every ring tried, its
  * graphs, bytes and ratio to the lower bound; '*' marks the plan's ring.
+ * With slot maps tried, a last column says whether the ring's plan took
+ * a map or k mod S.
  */
-static int print_trials(FILE *out, const struct cgs_plan *p)
+static int print_trials(FILE *out, const struct cgs_plan *p, int maps)
 {
 	uint32_t i;
 
 	fprintf(out, "ring search: smallest safe ring %u, rings %s\n",
 		p->smallest_slots, p->per_rank ? "per rank" :
 		"shared by every rank");
-	fprintf(out, "%6s %6s %8s %16s %8s %16s %8s\n", "rank", "slots",
-		"graphs", "bytes", "x bound", "upstream bytes", "x bound");
+	fprintf(out, "%6s %6s %8s %16s %8s %16s %8s%s\n", "rank", "slots",
+		"graphs", "bytes", "x bound", "upstream bytes", "x bound",
+		maps ? "    map" : "");
 	for (i = 0; i < p->n_trials; i++) {
 		const struct cgs_ring_trial *t = &p->trials[i];
 		double lb = t->lower_bound_bytes ? (double)t->lower_bound_bytes : 1;
 
 		fprintf(out, "%6u %6u %8u %16" PRIu64 " %8.3f %16" PRIu64
-			" %8.3f%s\n", t->rank, t->slots, t->graphs, t->bytes,
+			" %8.3f%s%s\n", t->rank, t->slots, t->graphs, t->bytes,
 			(double)t->bytes / lb, t->bytes_colour_arenas,
 			(double)t->bytes_colour_arenas / lb,
+			maps ? (t->slot_map ? "    map" : "    k%S") : "",
 			t->chosen ? " *" : "");
 	}
 	return ferror(out) ? CGS_E_IO : 0;
@@ -62,12 +66,13 @@ static int plan_file(const char *path, const struct cgs_limits *limits,
 	opt.max_slots = req->max_slots;
 	opt.per_rank = req->per_rank;
 	opt.explore = req->explore;
+	opt.slot_maps = req->slot_maps;
 	opt.threads = req->threads;
 	rc = cgs_schedule_load(path, limits, &s, &err);
 	if (rc == 0)
 		rc = cgs_plan_create(s, &opt, &p, &err);
 	if (rc == 0 && req->explore) {
-		rc = print_trials(stdout, p);
+		rc = print_trials(stdout, p, opt.slot_maps || s->slots_map);
 		if (rc)
 			cgs_error_set(&err, rc, "cannot write the table to stdout");
 		goto out;
@@ -94,13 +99,14 @@ out:
 int cgs_cmd_plan(int argc, char **argv)
 {
 	enum { OPT_FORMAT = 256, OPT_LIMIT, OPT_MAX_SLOTS, OPT_EXPLORE,
-	       OPT_PER_RANK };
+	       OPT_PER_RANK, OPT_SLOT_MAPS };
 	static const struct option options[] = {
 		{"format", required_argument, NULL, OPT_FORMAT},
 		{"limit", required_argument, NULL, OPT_LIMIT},
 		{"max-slots", required_argument, NULL, OPT_MAX_SLOTS},
 		{"explore-slots", no_argument, NULL, OPT_EXPLORE},
 		{"per-rank-slots", no_argument, NULL, OPT_PER_RANK},
+		{"slot-maps", no_argument, NULL, OPT_SLOT_MAPS},
 		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
@@ -133,6 +139,9 @@ int cgs_cmd_plan(int argc, char **argv)
 			break;
 		case OPT_PER_RANK:
 			req.per_rank = 1;
+			break;
+		case OPT_SLOT_MAPS:
+			req.slot_maps = 1;
 			break;
 		case 'j':
 			rc = cgs_cli_parse_u32("plan", "--jobs", optarg, 1, 1024,

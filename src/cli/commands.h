@@ -45,7 +45,8 @@ int cgs_cmd_pack(int argc, char **argv);
 
 #define CGS_PLAN_USAGE \
 	"usage: cgslot plan [--format text|json|te-plan] [--max-slots N]\n" \
-	"                   [--per-rank-slots] [--explore-slots] [-j N]\n" \
+	"                   [--per-rank-slots] [--slot-maps] [--explore-slots]\n" \
+	"                   [-j N]\n" \
 	"                   [--limit NAME=VALUE]... SCHEDULE\n" \
 	"\n" \
 	"Plan the slot ring, frame colours and byte offsets of every planned\n" \
@@ -58,6 +59,9 @@ int cgs_cmd_pack(int argc, char **argv);
 	"                     N and keep the fewest bytes (slots: {max: N})\n" \
 	"  --per-rank-slots   let every rank choose its own ring\n" \
 	"                     (slots: {per_rank: true})\n" \
+	"  --slot-maps        try a slot map per microbatch count instead of\n" \
+	"                     k mod S on every ring; keep it where it saves\n" \
+	"                     bytes (slots: {map: true}); not compiled yet\n" \
 	"  --explore-slots    print each rank's bytes and graphs for every\n" \
 	"                     ring tried (up to twice the smallest without\n" \
 	"                     --max-slots) instead of the plan\n" \

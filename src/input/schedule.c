@@ -255,13 +255,16 @@ static int get_bool(struct ctx *c, const struct cgs_node *n, const char *path,
 	return 0;
 }
 
-/* slots: {max: N, per_rank: B}: a ring search, or rings per rank. */
+/*
+ * slots: {max: N, per_rank: B, map: B}: a ring search, rings per rank,
+ * slot maps per reachable count.
+ */
 static int parse_ring_search(struct ctx *c, const struct cgs_node *n)
 {
-	static const char *const keys[] = {"max", "per_rank", NULL};
+	static const char *const keys[] = {"max", "per_rank", "map", NULL};
 	const struct cgs_node *v;
 	uint64_t max;
-	int rc, per_rank = 0;
+	int rc, per_rank = 0, map = 0;
 
 	if ((rc = only_keys(c, n, "pipeline.slots", keys)))
 		return rc;
@@ -275,6 +278,11 @@ static int parse_ring_search(struct ctx *c, const struct cgs_node *n)
 		if ((rc = get_bool(c, v, "pipeline.slots.per_rank", &per_rank)))
 			return rc;
 		c->s->slots_per_rank = per_rank;
+	}
+	if ((v = cgs_node_get(n, "map"))) {
+		if ((rc = get_bool(c, v, "pipeline.slots.map", &map)))
+			return rc;
+		c->s->slots_map = map;
 	}
 	return 0;
 }
@@ -511,8 +519,8 @@ static int parse_pipeline(struct ctx *c, const struct cgs_node *p)
 		} else {
 			return fail(c, n, CGS_E_INVALID,
 				    "pipeline.slots must be 'auto', an "
-				    "integer >= 1 or a mapping with max and "
-				    "per_rank, got %s",
+				    "integer >= 1 or a mapping with max, "
+				    "per_rank and map, got %s",
 				    shown(n, got, sizeof(got)));
 		}
 	}
@@ -1254,7 +1262,8 @@ static void fnv_u64(uint64_t *h, uint64_t v)
  *   1 (format version), pp, vpp, layers[0..vpp), group, max_microbatches,
  *   n_ranks, ranks[0..n_ranks) (ascending), slots (0 = auto), then,
  *   only when the ring is searched or per rank, slots_max (0 = none) and
- *   per_rank (0 or 1), alignment,
+ *   per_rank (0 or 1), then, only when slot maps are asked for, 1,
+ *   alignment,
  *   n_variants, then per variant in model order (ascending cp):
  *     cp, name length, name bytes, bytes[input, output, saved, user_grad],
  *     n_overrides, then per override in file order:
@@ -1290,6 +1299,8 @@ uint64_t cgs_schedule_hash(const struct cgs_schedule *s)
 		fnv_u64(&h, s->slots_max);
 		fnv_u64(&h, (uint64_t)s->slots_per_rank);
 	}
+	if (s->slots_map)
+		fnv_u64(&h, 1);
 	fnv_u64(&h, s->alignment);
 	fnv_u64(&h, s->n_variants);
 	for (i = 0; i < s->n_variants; i++) {

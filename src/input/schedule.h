@@ -87,6 +87,7 @@ struct cgs_schedule {
 	uint32_t slots;          /* requested ring size; 0 = auto */
 	uint32_t slots_max;      /* search rings up to this; 0 = no search */
 	int slots_per_rank;      /* each rank takes its own ring */
+	int slots_map;           /* try slot maps per reachable count */
 	uint64_t alignment;      /* power of two */
 	struct cgs_variant *variants;
 	uint32_t n_variants;

@@ -43,13 +43,17 @@ static void start_order(const struct cgs_rank_work *x, struct live_replay *r)
 
 /* The forward of chunk c's next microbatch: its group meets every live one. */
 static void on_forward(struct cgs_rank_work *x, struct live_replay *r,
-		       uint32_t c, const uint64_t *chunk_saved_bytes,
+		       uint32_t o, uint32_t c, const uint64_t *chunk_saved_bytes,
 		       uint32_t index, int largest)
 {
-	uint32_t k = r->forwards[c]++, g = c * x->slots + k % x->slots, w;
+	uint32_t k = r->forwards[c]++, w;
+	uint32_t g = c * x->slots + cgs_slot_of(x->rp, o, k);
 	uint64_t *row = cgs_graph_row(&x->group_conflicts, g);
 
-	/* the ring holds every microbatch in flight (cgs_ring_choose) */
+	/*
+	 * the ring holds every microbatch in flight (cgs_ring_choose), and
+	 * a slot map never gives two of them one slot (slotmap.c)
+	 */
 	assert(!cgs_bit_test(r->live, g));
 	for (w = 0; w < x->group_conflicts.words; w++)
 		row[w] |= r->live[w];
@@ -64,11 +68,15 @@ static void on_forward(struct cgs_rank_work *x, struct live_replay *r,
 
 /* The backward of chunk c's oldest microbatch writes its gradient frame. */
 static uint32_t on_backward(struct cgs_rank_work *x, struct live_replay *r,
-			    uint32_t c, uint32_t index, int largest)
+			    uint32_t o, uint32_t c, uint32_t index, int largest)
 {
-	uint32_t k = r->backwards[c]++, g = c * x->slots + k % x->slots;
+	uint32_t k = r->backwards[c]++;
+	uint32_t g = c * x->slots + cgs_slot_of(x->rp, o, k);
 
-	/* a ring of two or more never gives consecutive backwards one frame */
+	/*
+	 * a ring of two or more, or a slot map, never gives consecutive
+	 * backwards one frame
+	 */
 	assert(g != r->pending_grad);
 	if (r->pending_grad != CGS_PLAN_NEVER)
 		cgs_bit_set(cgs_graph_row(&x->grad_conflicts, g),
@@ -142,10 +150,10 @@ int cgs_liveness(struct cgs_rank_work *x, struct cgs_error *err)
 			/* cgs_ring_scan has checked every entry */
 			c = (uint32_t)(e < 0 ? -(int64_t)e : e) - 1;
 			if (e > 0)
-				on_forward(x, &r, c, chunk_saved_bytes, index,
-					   largest);
+				on_forward(x, &r, o, c, chunk_saved_bytes,
+					   index, largest);
 			else
-				g = on_backward(x, &r, c, index, largest);
+				g = on_backward(x, &r, o, c, index, largest);
 			note_peaks(x, &r);
 			if (e < 0)
 				end_backward(x, &r, c, g, chunk_saved_bytes);

@@ -289,6 +289,7 @@ struct trial_pool {
 	void (*run)(struct trial_pool *pool, uint32_t i);
 	uint32_t n_jobs;
 	int report_progress;
+	int map;                     /* try slot maps on every ring */
 	pthread_mutex_t lock;        /* guards next and done */
 	uint32_t next, done;
 };
@@ -310,18 +311,65 @@ static void rank_outputs_release(struct cgs_rank_plan *rp)
 	rp->capture = NULL;
 }
 
-static void run_trial(struct trial_pool *pool, uint32_t i)
+static void rank_work_start(struct trial_pool *pool, struct cgs_rank_plan *rp,
+			    struct cgs_rank_work *x)
 {
-	struct trial_work *t = &pool->work[i];
-	struct cgs_rank_work x = {
-		.s = pool->s, .opt = pool->opt, .rp = &t->plan,
-		.layer_base = pool->p->layer_base, .slots = t->plan.slots,
+	*x = (struct cgs_rank_work){
+		.s = pool->s, .opt = pool->opt, .rp = rp,
+		.layer_base = pool->p->layer_base, .slots = rp->slots,
 		.chunks = pool->s->vpp,
 		.layers_total = pool->p->layer_base[pool->s->vpp],
 		.align = pool->align,
 	};
+}
 
+/*
+ * The ring's plan with each slot map the search proposes (slotmap.c);
+ * the fewest bytes win, and a map only when it takes strictly fewer
+ * bytes than k mod S: otherwise the plan stays as it was.
+ */
+static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
+			 struct cgs_rank_work *x)
+{
+	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], n = 0, i;
+	int rc = cgs_slot_map_search(x, maps, &n, &t->err);
+
+	for (i = 0; rc == 0 && i < n; i++) {
+		struct cgs_rank_plan mapped = t->plan;
+		struct cgs_rank_work y;
+
+		/* the orders stay borrowed; everything the plan makes is new */
+		mapped.slot_map = maps[i];
+		maps[i] = NULL;
+		mapped.saved = mapped.user_grad = NULL;
+		mapped.saved_roles = mapped.user_grad_layers = NULL;
+		mapped.arenas = NULL;
+		mapped.capture = NULL;
+		rank_work_start(pool, &mapped, &y);
+		rc = plan_rank(&y, &t->err);
+		rank_work_release(&y);
+		if (rc == 0 && mapped.bytes < t->plan.bytes) {
+			rank_outputs_release(&t->plan);
+			t->plan = mapped;
+		} else {
+			rank_outputs_release(&mapped);
+		}
+	}
+	for (; i < n; i++)
+		free(maps[i]);
+	return rc;
+}
+
+static void run_trial(struct trial_pool *pool, uint32_t i)
+{
+	struct trial_work *t = &pool->work[i];
+	struct cgs_rank_work x;
+
+	rank_work_start(pool, &t->plan, &x);
 	t->rc = plan_rank(&x, &t->err);
+	if (t->rc == 0 && pool->map &&
+	    t->plan.bytes > t->plan.lower_bound_bytes)
+		t->rc = try_slot_maps(pool, t, &x);
 	rank_work_release(&x);
 }
 
@@ -551,6 +599,7 @@ static int keep_trials(struct cgs_plan *p, struct trial_pool *pool,
 			.graphs = tp->n_graphs, .bytes = tp->bytes,
 			.bytes_colour_arenas = tp->bytes_colour_arenas,
 			.lower_bound_bytes = tp->lower_bound_bytes,
+			.slot_map = tp->slot_map != NULL,
 		};
 	}
 	p->slots = 0;
@@ -627,6 +676,7 @@ int cgs_plan_create(const struct cgs_schedule *s,
 	pool.opt = opt;
 	pool.p = p;
 	pool.align = align;
+	pool.map = opt->slot_maps || s->slots_map;
 	if (pthread_mutex_init(&pool.lock, NULL)) {
 		rc = cgs_error_set(err, CGS_E_NOMEM,
 				   "cannot create the planner's lock");

@@ -120,6 +120,7 @@ struct cgs_ring_trial {
 	uint64_t bytes_colour_arenas; /* upstream's layout of that colouring */
 	uint64_t lower_bound_bytes;   /* the same for every ring */
 	int chosen;                   /* the ring the plan took */
+	int slot_map;                 /* the ring's plan took a slot map */
 };
 
 struct cgs_plan {
@@ -181,6 +182,13 @@ struct cgs_plan_options {
 	uint32_t max_slots;
 	int per_rank;
 	int explore;
+	/*
+	 * Slot maps (or the schedule's slots.map): every ring planned also
+	 * tries a map per reachable count instead of k mod S
+	 * (cgs_rank_plan.slot_map) and keeps it where it takes strictly
+	 * fewer bytes.
+	 */
+	int slot_maps;
 	/* Threads planning ranks and rings; 0 or 1: the caller's only. */
 	uint32_t threads;
 };

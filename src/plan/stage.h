@@ -7,6 +7,7 @@
  *   colour.c    frame conflicts and their colouring
  *   pack.c      byte offsets and arenas
  *   sequence.c  the lockstep capture sequence
+ *   slotmap.c   slot maps per reachable count instead of k mod S
  *   plan.c      the driver: frames, their sizes, one rank after another
  *
  * A "group" is one (chunk, slot): all its layers' saved frames are live
@@ -116,5 +117,26 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err);
 
 /* sequence.c: rp->capture. */
 int cgs_capture_sequence(struct cgs_rank_work *x, struct cgs_error *err);
+
+/* The slot of microbatch k (0-based) in order o of the rank (plan.h). */
+static inline uint32_t cgs_slot_of(const struct cgs_rank_plan *rp, uint32_t o,
+				   uint32_t k)
+{
+	if (!rp->slot_map)
+		return k % rp->slots;
+	return rp->slot_map[(uint64_t)o * rp->reachable[rp->n_reachable - 1] +
+			    k];
+}
+
+/*
+ * slotmap.c: slot maps for the rank's ring (x after its frame sizes and
+ * a plan with k mod S), each safe in every order and none k mod S: the
+ * periodic maps and the searched map its proxy prefers, best first, at
+ * most CGS_SLOT_MAP_CANDIDATES, each to be freed by the caller.  None
+ * when the search finds nothing or the rank is too large for it.
+ */
+#define CGS_SLOT_MAP_CANDIDATES 3
+int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **maps,
+			uint32_t *n_maps, struct cgs_error *err);
 
 #endif

@@ -44,7 +44,7 @@ _cgslot()
 	case $cmd in
 	check) opts="--limit" ;;
 	orders) opts="--pp --vpp --group --microbatches --rank --limit" ;;
-	plan) opts="--format --limit --max-slots --per-rank-slots --explore-slots --jobs" ;;
+	plan) opts="--format --limit --max-slots --per-rank-slots --slot-maps --explore-slots --jobs" ;;
 	compile) opts="--output --limit --jobs" ;;
 	report | dump) opts="--format" ;;
 	verify) opts="--limit" ;;

@@ -1,0 +1,809 @@
+/*
+ * Slot maps: which slot of the ring each microbatch of each reachable
+ * count uses, instead of k mod S.
+ *
+ * With k mod S, microbatch k of a short order and microbatch k of the
+ * longest one share a slot although they run at different phases of
+ * their orders (the end of a short order looks like the end of a long
+ * one, shifted by the difference in counts), and a rank that needs fewer
+ * slots than the shared ring (a later pipeline stage) still cycles
+ * through all of them, so microbatches whose lifetimes meet other
+ * chunks' at different times share a group (chunk, slot).  The union of
+ * the orders' conflicts then links groups that a better map keeps apart.
+ * Where a rank's own orders fill the ring (as many microbatches of one
+ * chunk in flight as slots, and more microbatches than slots), slot s
+ * must host microbatches about S apart in every order, and no map can
+ * do much better than k mod S.
+ *
+ * The search keeps, for every pair of groups, how many orders make them
+ * live together, and judges a map by a proxy of the plan: those links
+ * packed as items of their chunk's bytes (first-fit and one region per
+ * DSATUR colour), ties broken by the links' weight.  It tries every
+ * order on one period p (microbatch k in slot (k + d) mod p, from the
+ * shortest p safe for every order up to S, d 0 or the rotation that ends
+ * short orders where the longest one ends); the two periods the proxy
+ * likes best go to the planner as they are.  From the best, it then
+ * gives each order its own period and rotation (coordinate descent),
+ * then moves one microbatch to another slot or swaps two microbatches'
+ * slots (local search), keeping a step only when the proxy improves;
+ * all within a budget of work per rank and ring.  The proxy misjudges
+ * (it packs groups, not frames), so the planner plans every candidate
+ * and keeps one only when the real plan takes strictly fewer bytes
+ * than k mod S (plan.c).
+ *
+ * Safety is a hard constraint of every step: within one order, two
+ * microbatches of one chunk live together never share a slot, and
+ * neither do two consecutive backwards of one chunk (the first one's
+ * gradient frame is still being sent).  Periodic maps are safe when the
+ * period covers the order's microbatches in flight; moves and swaps are
+ * checked against the order's list of such pairs.
+ * The search is deterministic: it depends on the rank's orders alone.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/stage.h"
+
+/* Largest ring x chunks the search takes on: its tables grow as groups^2. */
+#define CGS_SLOT_MAP_MAX_GROUPS 1024u
+/* Most co-live pairs of one order it will list (16 bytes each). */
+#define CGS_SLOT_MAP_MAX_PAIRS (1ull << 24)
+/* Periodic maps handed to the planner besides the searched one. */
+#define CGS_SLOT_MAP_PERIODIC 2
+/* Passes over the orders. */
+#define CGS_SLOT_MAP_ROUNDS 3
+/*
+ * Work units for one rank and ring: a proxy evaluation costs groups^2, a
+ * walk over an order its pairs; about 0.05 s.
+ */
+#define CGS_SLOT_MAP_BUDGET 8000000ull
+
+/*
+ * Microbatch (hi_c, k) and (lo_c, lo_k), lo_k <= k, are live together (or
+ * must not share a slot); k is implied by the bucket holding the pair.
+ */
+struct co_live {
+	uint32_t hi_c, lo_c, lo_k;
+	uint32_t must_differ;   /* one chunk: the same slot would be unsafe */
+};
+
+/* The co-live pairs of one order, bucketed by the later microbatch. */
+struct order_pairs {
+	uint32_t n;             /* microbatches */
+	uint64_t *start;        /* n + 1 offsets into pair */
+	struct co_live *pair;
+	uint64_t cap;
+};
+
+struct map_search {
+	const struct cgs_rank_work *x;
+	uint32_t S, M, groups, width, n_orders;
+	uint64_t *chunk_bytes;  /* saved bytes of all the layers of a chunk */
+	uint32_t *uses;         /* groups^2: orders linking a and b */
+	uint32_t *stamp;        /* groups^2: links seen in this pass */
+	uint32_t generation;
+	uint32_t *map;          /* n_orders rows of width */
+	uint32_t *best_row;     /* the best row of the order being searched */
+	uint32_t *need;         /* per order: the shortest period safe for it */
+	/* the proxy's scratch, per group */
+	struct cgs_graph graph;
+	uint64_t *group_bytes, *offset, *region;
+	uint32_t *by_size, *colour;
+	/* the listed order's must-differ pairs, both ways, by microbatch */
+	uint64_t *apart_start;  /* width + 1 */
+	uint32_t *apart;
+	uint64_t apart_cap;
+	/* work left: proxy evaluations cost groups^2, walks their pairs */
+	uint64_t budget;
+	/* replay scratch */
+	uint32_t *forwards, *backwards, *live_c, *live_k;
+	struct order_pairs op;
+};
+
+/*
+ * Replay order o: count its co-live pairs per later microbatch (fill 0)
+ * or write them into their buckets (fill 1).
+ */
+static void replay_pairs(struct map_search *m, uint32_t o, int fill)
+{
+	const struct cgs_rank_plan *rp = m->x->rp;
+	struct order_pairs *op = &m->op;
+	uint32_t n_live = 0, last_c = CGS_PLAN_NEVER, last_k = 0, i, c;
+	uint64_t e;
+
+	memset(m->forwards, 0, m->M * sizeof(uint32_t));
+	memset(m->backwards, 0, m->M * sizeof(uint32_t));
+	for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
+		int32_t id = rp->order_entries[e];
+		uint32_t k;
+
+		c = (uint32_t)(id < 0 ? -(int64_t)id : id) - 1;
+		if (id > 0) {
+			k = m->forwards[c]++;
+			for (i = 0; i < n_live; i++) {
+				uint32_t hc = c, hk = k, lc = m->live_c[i],
+					 lk = m->live_k[i];
+
+				if (lk > hk) {
+					hc = lc;
+					hk = lk;
+					lc = c;
+					lk = k;
+				}
+				if (fill)
+					op->pair[op->start[hk]++] = (struct co_live){
+						hc, lc, lk, hc == lc};
+				else
+					op->start[hk + 1]++;
+			}
+			m->live_c[n_live] = c;
+			m->live_k[n_live++] = k;
+			continue;
+		}
+		k = m->backwards[c]++;
+		/* the previous backward's gradient frame is live here */
+		if (last_c == c) {
+			if (fill)
+				op->pair[op->start[k]++] = (struct co_live){
+					c, c, last_k, 1};
+			else
+				op->start[k + 1]++;
+		}
+		last_c = c;
+		last_k = k;
+		for (i = 0; i < n_live; i++)
+			if (m->live_c[i] == c && m->live_k[i] == k)
+				break;
+		m->live_c[i] = m->live_c[n_live - 1];
+		m->live_k[i] = m->live_k[--n_live];
+	}
+}
+
+/* List order o's pairs; 1 when they fit, 0 when there are too many. */
+static int list_pairs(struct map_search *m, uint32_t o)
+{
+	struct order_pairs *op = &m->op;
+	uint32_t n = m->x->rp->reachable[o], k;
+	uint64_t total;
+
+	op->n = n;
+	memset(op->start, 0, ((uint64_t)n + 1) * sizeof(*op->start));
+	replay_pairs(m, o, 0);
+	for (k = 0; k < n; k++)
+		op->start[k + 1] += op->start[k];
+	total = op->start[n];
+	if (total > CGS_SLOT_MAP_MAX_PAIRS)
+		return 0;
+	if (total > op->cap) {
+		struct co_live *p = realloc(op->pair, total * sizeof(*p));
+
+		if (!p)
+			return -1;
+		op->pair = p;
+		op->cap = total;
+	}
+	/* fill moves each start to its bucket's end; shift back after */
+	replay_pairs(m, o, 1);
+	for (k = n; k > 0; k--)
+		op->start[k] = op->start[k - 1];
+	op->start[0] = 0;
+	return 1;
+}
+
+static uint64_t link_weight(const struct map_search *m, uint32_t a, uint32_t b)
+{
+	uint64_t x = m->chunk_bytes[a], y = m->chunk_bytes[b];
+
+	return (x < y ? x : y) + 1;
+}
+
+static uint64_t cell(const struct map_search *m, uint32_t a, uint32_t b)
+{
+	return a < b ? (uint64_t)a * m->groups + b : (uint64_t)b * m->groups + a;
+}
+
+/* A fresh generation of stamps (cleared when the counter wraps). */
+static void next_generation(struct map_search *m)
+{
+	if (++m->generation == 0) {
+		memset(m->stamp, 0, (uint64_t)m->groups * m->groups *
+				    sizeof(*m->stamp));
+		m->generation = 1;
+	}
+}
+
+/*
+ * Add (+1) or remove (-1) the links the listed order makes under `row`
+ * to or from uses; each link counts once per order.
+ */
+static void walk_links(struct map_search *m, const uint32_t *row, int delta)
+{
+	const struct order_pairs *op = &m->op;
+	uint64_t i;
+	uint32_t k;
+
+	next_generation(m);
+	for (k = 0; k < op->n; k++) {
+		for (i = op->start[k]; i < op->start[k + 1]; i++) {
+			const struct co_live *p = &op->pair[i];
+			uint32_t a = p->hi_c * m->S + row[k];
+			uint32_t b = p->lo_c * m->S + row[p->lo_k];
+			uint64_t at;
+
+			if (a == b)
+				continue;   /* consecutive backwards: no saved link */
+			at = cell(m, a, b);
+			if (m->stamp[at] == m->generation)
+				continue;
+			m->stamp[at] = m->generation;
+			if (delta > 0)
+				m->uses[at]++;
+			else
+				m->uses[at]--;
+		}
+	}
+}
+
+/* Charge one move: two walks over the order's pairs and one proxy. */
+static int spend(struct map_search *m)
+{
+	uint64_t cost = 4 * m->op.start[m->op.n] +
+			(uint64_t)m->groups * m->groups;
+
+	if (m->budget < cost)
+		return 0;
+	m->budget -= cost;
+	return 1;
+}
+
+/*
+ * The proxy for the plan's saved bytes: the groups linked by any order
+ * packed as items of their chunk's bytes, the better of first-fit
+ * (largest first) and one region per DSATUR colour; ties go to fewer
+ * links, weighted as in link_weight, which leads the search across
+ * plateaus of equal bytes.
+ */
+struct proxy {
+	uint64_t bytes, links;
+};
+
+static int better(const struct proxy *a, const struct proxy *b)
+{
+	return a->bytes < b->bytes ||
+	       (a->bytes == b->bytes && a->links < b->links);
+}
+
+static int proxy_bytes(struct map_search *m, struct proxy *px)
+{
+	uint32_t a, b, G = m->groups, k, n_colours;
+	uint64_t ff, regions = 0, links = 0;
+	int rc;
+
+	memset(m->graph.adj, 0, (uint64_t)G * m->graph.words * sizeof(uint64_t));
+	for (a = 0; a < G; a++)
+		for (b = a + 1; b < G; b++)
+			if (m->uses[(uint64_t)a * G + b]) {
+				cgs_bit_set(cgs_graph_row(&m->graph, a), b);
+				cgs_bit_set(cgs_graph_row(&m->graph, b), a);
+				links += link_weight(m, a / m->S, b / m->S);
+			}
+	rc = cgs_pack_first_fit(&m->graph, m->group_bytes, m->by_size,
+				m->offset, &ff);
+	if (rc)
+		return rc;
+	rc = cgs_colour_dsatur(&m->graph, m->colour);
+	if (rc < 0)
+		return rc;
+	n_colours = (uint32_t)rc;
+	memset(m->region, 0, ((uint64_t)G + 1) * sizeof(*m->region));
+	for (a = 0; a < G; a++)
+		if (m->group_bytes[a] > m->region[m->colour[a]])
+			m->region[m->colour[a]] = m->group_bytes[a];
+	for (k = 0; k < n_colours; k++)
+		regions += m->region[k];
+	px->bytes = ff < regions ? ff : regions;
+	px->links = links;
+	return 0;
+}
+
+/* Row o as k -> (k + d) mod p. */
+static void periodic_row(struct map_search *m, uint32_t o, uint32_t p,
+			 uint32_t d)
+{
+	uint32_t *row = m->map + (uint64_t)o * m->width, k;
+
+	for (k = 0; k < m->x->rp->reachable[o]; k++)
+		row[k] = (k + d) % p;
+}
+
+/*
+ * The rotation that gives order o's last microbatches the slots of the
+ * largest order's last ones at period p: a short order ends as the long
+ * one does.
+ */
+static uint32_t end_rotation(const struct map_search *m, uint32_t o,
+			     uint32_t p)
+{
+	const struct cgs_rank_plan *rp = m->x->rp;
+
+	return (rp->reachable[rp->n_reachable - 1] - rp->reachable[o]) % p;
+}
+
+/*
+ * Every order at period p, end aligned or not: uses holds their links
+ * and *px the proxy.  1 when done, 0 when an order has too many pairs or
+ * the budget is spent, or a negative CGS_E_* code.
+ */
+static int try_joint(struct map_search *m, uint32_t p, int aligned,
+		     int charge, struct proxy *px)
+{
+	uint32_t o;
+	int rc;
+
+	memset(m->uses, 0, (uint64_t)m->groups * m->groups * sizeof(*m->uses));
+	for (o = 0; o < m->n_orders; o++) {
+		const struct cgs_rank_plan *rp = m->x->rp;
+		uint64_t work = 2 * (rp->order_start[o + 1] - rp->order_start[o]);
+
+		periodic_row(m, o, p, aligned ? end_rotation(m, o, p) : 0);
+		rc = list_pairs(m, o);
+		if (rc <= 0)
+			return rc;
+		work += 2 * m->op.start[m->op.n];
+		if (charge && m->budget < work)
+			return 0;
+		if (charge)
+			m->budget -= work;
+		walk_links(m, m->map + (uint64_t)o * m->width, 1);
+	}
+	if (charge && !spend(m))
+		return 0;
+	rc = proxy_bytes(m, px);
+	return rc ? rc : 1;
+}
+
+/*
+ * Coordinate descent: order o tries every period safe for it, with and
+ * without the end rotation, against the other orders' links; a strictly
+ * better proxy wins.  uses holds every order's links before and after.
+ */
+static int descend_order(struct map_search *m, uint32_t o,
+			 struct proxy *best)
+{
+	uint32_t *row = m->map + (uint64_t)o * m->width, n, p, r;
+	struct proxy px;
+	int rc = list_pairs(m, o);
+
+	if (rc <= 0)
+		return rc;
+	n = m->op.n;
+	memcpy(m->best_row, row, n * sizeof(*row));
+	walk_links(m, row, -1);
+	for (p = m->need[o]; p <= m->S; p++) {
+		for (r = 0; r < 2; r++) {
+			uint32_t d = r ? end_rotation(m, o, p) : 0;
+
+			if (r && d == 0)
+				continue;
+			if (!spend(m))
+				break;
+			periodic_row(m, o, p, d);
+			walk_links(m, row, 1);
+			rc = proxy_bytes(m, &px);
+			walk_links(m, row, -1);
+			if (rc)
+				return rc;
+			if (better(&px, best)) {
+				*best = px;
+				memcpy(m->best_row, row, n * sizeof(*row));
+			}
+		}
+	}
+	memcpy(row, m->best_row, n * sizeof(*row));
+	walk_links(m, row, 1);
+	return 1;
+}
+
+/* The listed order's must-differ pairs as lists per microbatch. */
+static int list_apart(struct map_search *m)
+{
+	const struct order_pairs *op = &m->op;
+	uint64_t i, total;
+	uint32_t k;
+
+	memset(m->apart_start, 0, ((uint64_t)op->n + 1) * sizeof(uint64_t));
+	for (k = 0; k < op->n; k++)
+		for (i = op->start[k]; i < op->start[k + 1]; i++)
+			if (op->pair[i].must_differ) {
+				m->apart_start[k + 1]++;
+				m->apart_start[op->pair[i].lo_k + 1]++;
+			}
+	for (k = 0; k < op->n; k++)
+		m->apart_start[k + 1] += m->apart_start[k];
+	total = m->apart_start[op->n];
+	if (total > m->apart_cap) {
+		uint32_t *a = realloc(m->apart, total * sizeof(*a));
+
+		if (!a)
+			return CGS_E_NOMEM;
+		m->apart = a;
+		m->apart_cap = total;
+	}
+	for (k = 0; k < op->n; k++)
+		for (i = op->start[k]; i < op->start[k + 1]; i++)
+			if (op->pair[i].must_differ) {
+				m->apart[m->apart_start[k]++] = op->pair[i].lo_k;
+				m->apart[m->apart_start[op->pair[i].lo_k]++] = k;
+			}
+	for (k = op->n; k > 0; k--)
+		m->apart_start[k] = m->apart_start[k - 1];
+	m->apart_start[0] = 0;
+	return 0;
+}
+
+/* May microbatch k of the listed order take slot s? */
+static int slot_free(const struct map_search *m, const uint32_t *row,
+		     uint32_t k, uint32_t s)
+{
+	uint64_t i;
+
+	for (i = m->apart_start[k]; i < m->apart_start[k + 1]; i++)
+		if (row[m->apart[i]] == s)
+			return 0;
+	return 1;
+}
+
+/* May microbatches j and k of the listed order trade slots? */
+static int swap_free(const struct map_search *m, const uint32_t *row,
+		     uint32_t j, uint32_t k)
+{
+	uint64_t i;
+
+	for (i = m->apart_start[j]; i < m->apart_start[j + 1]; i++)
+		if (m->apart[i] != k && row[m->apart[i]] == row[k])
+			return 0;
+	for (i = m->apart_start[k]; i < m->apart_start[k + 1]; i++)
+		if (m->apart[i] != j && row[m->apart[i]] == row[j])
+			return 0;
+	return 1;
+}
+
+/*
+ * One move of the local search on row o: microbatch k to slot s, or,
+ * with s == S, k trading slots with microbatch j.  Kept when the proxy
+ * improves; 1 kept, 0 undone or not safe, or a negative CGS_E_* code.
+ */
+static int try_move(struct map_search *m, uint32_t *row, uint32_t j,
+		    uint32_t k, uint32_t s, struct proxy *best)
+{
+	uint32_t old_j = row[j], old_k = row[k];
+	struct proxy px;
+	int rc;
+
+	if (s < m->S ? !slot_free(m, row, k, s) : !swap_free(m, row, j, k))
+		return 0;
+	walk_links(m, row, -1);
+	if (s < m->S) {
+		row[k] = s;
+	} else {
+		row[k] = old_j;
+		row[j] = old_k;
+	}
+	walk_links(m, row, 1);
+	rc = proxy_bytes(m, &px);
+	if (rc)
+		return rc;
+	if (better(&px, best)) {
+		*best = px;
+		return 1;
+	}
+	walk_links(m, row, -1);
+	row[j] = old_j;
+	row[k] = old_k;
+	walk_links(m, row, 1);
+	return 0;
+}
+
+/*
+ * Local search: a microbatch of one order moves to another safe slot,
+ * or two microbatches at most 2S apart trade slots, when the proxy
+ * improves; until a pass finds nothing or the budget is spent.  Moves
+ * leave the periodic family: a short order's change of phase can get
+ * slots of its own.
+ */
+static int move_search(struct map_search *m, struct proxy *best)
+{
+	uint32_t o, j, k, s, round, reach = 2 * m->S;
+	int rc, improved = 1;
+
+	for (round = 0; improved && round < CGS_SLOT_MAP_ROUNDS; round++) {
+		improved = 0;
+		for (o = m->n_orders; o-- > 0;) {
+			uint32_t *row = m->map + (uint64_t)o * m->width;
+
+			rc = list_pairs(m, o);
+			if (rc <= 0)
+				return rc;
+			rc = list_apart(m);
+			if (rc)
+				return rc;
+			for (k = 0; k < m->op.n; k++) {
+				for (s = 0; s <= m->S; s++) {
+					uint32_t lo = k > reach ? k - reach : 0;
+
+					if (s == row[k])
+						continue;
+					for (j = s < m->S ? k : lo;
+					     j < (s < m->S ? k + 1 : k); j++) {
+						if (s == m->S && row[j] == row[k])
+							continue;
+						if (!spend(m))
+							return 1;
+						rc = try_move(m, row, j, k, s, best);
+						if (rc < 0)
+							return rc;
+						improved |= rc;
+					}
+				}
+			}
+		}
+	}
+	return 1;
+}
+
+static void search_release(struct map_search *m)
+{
+	free(m->chunk_bytes);
+	free(m->uses);
+	free(m->stamp);
+	free(m->map);
+	free(m->best_row);
+	free(m->need);
+	cgs_graph_release(&m->graph);
+	free(m->group_bytes);
+	free(m->offset);
+	free(m->region);
+	free(m->by_size);
+	free(m->colour);
+	free(m->forwards);
+	free(m->backwards);
+	free(m->live_c);
+	free(m->live_k);
+	free(m->op.start);
+	free(m->op.pair);
+	free(m->apart_start);
+	free(m->apart);
+}
+
+/* Is the map k mod S after all? */
+static int is_modulo(const struct map_search *m)
+{
+	const struct cgs_rank_plan *rp = m->x->rp;
+	uint32_t o, k;
+
+	for (o = 0; o < m->n_orders; o++)
+		for (k = 0; k < rp->reachable[o]; k++)
+			if (m->map[(uint64_t)o * m->width + k] != k % m->S)
+				return 0;
+	return 1;
+}
+
+/*
+ * The shortest period safe for order o alone: the most microbatches of
+ * one chunk in flight, and two when a chunk runs two backwards in a row.
+ */
+static uint32_t order_need(struct map_search *m, uint32_t o)
+{
+	const struct cgs_rank_plan *rp = m->x->rp;
+	uint32_t need = 1, last = CGS_PLAN_NEVER, c;
+	uint64_t e;
+
+	memset(m->forwards, 0, m->M * sizeof(uint32_t));
+	memset(m->backwards, 0, m->M * sizeof(uint32_t));
+	for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
+		int32_t id = rp->order_entries[e];
+
+		c = (uint32_t)(id < 0 ? -(int64_t)id : id) - 1;
+		if (id > 0) {
+			m->forwards[c]++;
+			if (m->forwards[c] - m->backwards[c] > need)
+				need = m->forwards[c] - m->backwards[c];
+			continue;
+		}
+		m->backwards[c]++;
+		if (last == c && need < 2)
+			need = 2;
+		last = c;
+	}
+	return need;
+}
+
+/* Largest groups first, then by index: first-fit's order for the proxy. */
+static void sort_by_size(struct map_search *m)
+{
+	uint32_t i, j, v;
+
+	for (i = 0; i < m->groups; i++) {
+		v = i;
+		for (j = i; j > 0 && m->group_bytes[m->by_size[j - 1]] <
+					     m->group_bytes[v]; j--)
+			m->by_size[j] = m->by_size[j - 1];
+		m->by_size[j] = v;
+	}
+}
+
+static int search_start(struct map_search *m)
+{
+	const struct cgs_rank_work *x = m->x;
+	uint32_t c, l, o, g, G = m->groups;
+	uint64_t cells = (uint64_t)G * G;
+
+	m->chunk_bytes = calloc(m->M, sizeof(uint64_t));
+	m->uses = calloc(cells, sizeof(uint32_t));
+	m->stamp = calloc(cells, sizeof(uint32_t));
+	m->map = calloc((uint64_t)m->n_orders * m->width, sizeof(uint32_t));
+	m->best_row = calloc(m->width, sizeof(uint32_t));
+	m->need = calloc(m->n_orders, sizeof(uint32_t));
+	m->group_bytes = calloc(G, sizeof(uint64_t));
+	m->offset = calloc(G, sizeof(uint64_t));
+	m->region = calloc((uint64_t)G + 1, sizeof(uint64_t));
+	m->by_size = calloc(G, sizeof(uint32_t));
+	m->colour = calloc(G, sizeof(uint32_t));
+	m->forwards = calloc(m->M, sizeof(uint32_t));
+	m->backwards = calloc(m->M, sizeof(uint32_t));
+	m->op.start = calloc((uint64_t)m->width + 1, sizeof(uint64_t));
+	m->apart_start = calloc((uint64_t)m->width + 1, sizeof(uint64_t));
+	/* at most S microbatches of each chunk are live at once */
+	m->live_c = calloc((uint64_t)m->S * m->M + 1, sizeof(uint32_t));
+	m->live_k = calloc((uint64_t)m->S * m->M + 1, sizeof(uint32_t));
+	if (!m->chunk_bytes || !m->uses || !m->stamp || !m->map ||
+	    !m->best_row || !m->need || !m->group_bytes || !m->offset ||
+	    !m->region || !m->by_size || !m->colour || !m->forwards ||
+	    !m->backwards || !m->op.start || !m->apart_start || !m->live_c ||
+	    !m->live_k ||
+	    cgs_graph_init(&m->graph, G))
+		return CGS_E_NOMEM;
+	for (c = 0; c < m->M; c++)
+		for (l = 0; l < x->s->layers[c]; l++)
+			m->chunk_bytes[c] += x->saved_bytes[x->layer_base[c] + l];
+	for (g = 0; g < G; g++)
+		m->group_bytes[g] = m->chunk_bytes[g / m->S];
+	sort_by_size(m);
+	for (o = 0; o < m->n_orders; o++)
+		m->need[o] = order_need(m, o);
+	return 0;
+}
+
+/* The periodic rows with the best proxies, best first. */
+struct periodic_pick {
+	struct proxy px;
+	uint32_t p;
+	int aligned;
+};
+
+static void keep_pick(struct periodic_pick *pick, uint32_t *n,
+		      const struct proxy *px, uint32_t p, int aligned)
+{
+	uint32_t i;
+
+	if (*n < CGS_SLOT_MAP_PERIODIC) {
+		i = (*n)++;
+	} else {
+		i = CGS_SLOT_MAP_PERIODIC - 1;
+		if (!better(px, &pick[i].px))
+			return;
+	}
+	while (i > 0 && better(px, &pick[i - 1].px)) {
+		pick[i] = pick[i - 1];
+		i--;
+	}
+	pick[i] = (struct periodic_pick){*px, p, aligned};
+}
+
+/* Hand the current map to the caller unless it is there already. */
+static int add_candidate(struct map_search *m, uint32_t **maps, uint32_t *n)
+{
+	uint64_t cells = (uint64_t)m->n_orders * m->width;
+	uint32_t i;
+
+	if (is_modulo(m))
+		return 0;
+	for (i = 0; i < *n; i++)
+		if (memcmp(maps[i], m->map, cells * sizeof(*m->map)) == 0)
+			return 0;
+	maps[*n] = malloc(cells * sizeof(*m->map));
+	if (!maps[*n])
+		return CGS_E_NOMEM;
+	memcpy(maps[(*n)++], m->map, cells * sizeof(*m->map));
+	return 0;
+}
+
+int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **maps,
+			uint32_t *n_maps, struct cgs_error *err)
+{
+	const struct cgs_rank_plan *rp = x->rp;
+	struct map_search m = {.x = x, .S = x->slots, .M = x->chunks,
+			       .groups = x->n_groups,
+			       .n_orders = rp->n_reachable,
+			       .budget = CGS_SLOT_MAP_BUDGET};
+	struct periodic_pick pick[CGS_SLOT_MAP_PERIODIC];
+	struct proxy best, modulo, px;
+	uint32_t o, p, need = 1, round, n_pick = 0, i;
+	int rc, aligned;
+
+	*n_maps = 0;
+	m.width = rp->reachable[rp->n_reachable - 1];
+	if (m.groups > CGS_SLOT_MAP_MAX_GROUPS)
+		return 0;
+	rc = search_start(&m);
+	if (rc)
+		goto out;
+	for (o = 0; o < m.n_orders; o++)
+		if (m.need[o] > need)
+			need = m.need[o];
+	/*
+	 * k mod S first, the yardstick; then one period p for every order,
+	 * while the budget lasts
+	 */
+	rc = try_joint(&m, m.S, 0, 1, &modulo);
+	if (rc <= 0)
+		goto out;
+	for (p = need; p <= m.S && rc > 0; p++) {
+		/* the better rotation of each period: picks of distinct periods */
+		struct periodic_pick here = {{UINT64_MAX, UINT64_MAX}, p, 0};
+
+		for (aligned = 0; aligned < 2; aligned++) {
+			if (p == m.S && !aligned)
+				continue;
+			rc = try_joint(&m, p, aligned, 1, &px);
+			if (rc < 0)
+				goto out;
+			if (rc == 0)
+				break;   /* the budget is spent */
+			if (better(&px, &here.px)) {
+				here.px = px;
+				here.aligned = aligned;
+			}
+		}
+		if (here.px.bytes != UINT64_MAX && !better(&modulo, &here.px))
+			keep_pick(pick, &n_pick, &here.px, p, here.aligned);
+	}
+	/* the periodic maps the proxy likes best go to the planner as such */
+	for (i = 0; i < n_pick; i++) {
+		rc = try_joint(&m, pick[i].p, pick[i].aligned, 0, &px);
+		if (rc <= 0)
+			goto out;
+		rc = add_candidate(&m, maps, n_maps);
+		if (rc)
+			goto out;
+	}
+	/* then, from the best, each order on its own, the largest first */
+	best = n_pick ? pick[0].px : modulo;
+	rc = try_joint(&m, n_pick ? pick[0].p : m.S,
+		       n_pick ? pick[0].aligned : 0, 0, &px);
+	if (rc <= 0)
+		goto out;
+	for (round = 0; round < CGS_SLOT_MAP_ROUNDS; round++) {
+		for (o = m.n_orders; o-- > 0;) {
+			rc = descend_order(&m, o, &best);
+			if (rc <= 0)
+				goto out;
+		}
+	}
+	rc = move_search(&m, &best);
+	if (rc <= 0)
+		goto out;
+	rc = 0;
+	/* a searched map the proxy does not prefer is not worth planning */
+	if (better(&best, &modulo))
+		rc = add_candidate(&m, maps, n_maps);
+out:
+	search_release(&m);
+	if (rc < 0) {
+		for (i = 0; i < *n_maps; i++)
+			free(maps[i]);
+		*n_maps = 0;
+		return cgs_plan_fail(err, rc, rp->rank, "searching slot maps");
+	}
+	return 0;
+}
