@@ -167,6 +167,7 @@ int main(void)
 #endif
 	rc |= run_schedule("testdata/valid/layers-overrides/schedule.yaml");
 	rc |= run_schedule("testdata/valid/explicit-orders/schedule.json");
+	rc |= run_schedule("testdata/valid/slot-map/schedule.yaml");
 	free(clean_manifest);
 	return rc;
 }
