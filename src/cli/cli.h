@@ -8,6 +8,7 @@
 
 #include "cgslot/error.h"
 
+struct cgs_atomic_file;
 struct cgs_limits;
 
 enum cgs_exit {
@@ -130,5 +131,21 @@ enum cgs_format {
  */
 int cgs_cli_parse_format(const char *cmd, const char *arg, unsigned accepted,
 			 enum cgs_format *out);
+
+/*
+ * Where a command that writes an output file prints its summary: standard
+ * error when the output itself is standard output, else standard output.
+ * (cli_stages.c)
+ */
+FILE *cgs_cli_summary_stream(const struct cgs_atomic_file *af);
+
+/*
+ * Commit af once the summary printed on `sum` has reached it: a failed
+ * stream aborts af, so no output replaces an earlier one.  `what` names
+ * the output in the message ("manifest").  Returns 0 or a CGS_E_* code
+ * with err set.  (cli_stages.c)
+ */
+int cgs_cli_commit_output(struct cgs_atomic_file *af, FILE *sum,
+			  const char *what, struct cgs_error *err);
 
 #endif

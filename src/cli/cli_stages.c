@@ -1,13 +1,17 @@
 /*
  * Command-line pieces that reach into the compiler's stages: the --limit
- * option (input) and planner progress (plan).  Apart from cli.c so that
+ * option (input), planner progress (plan) and committing an output file
+ * after its summary (atomic_file).  Apart from cli.c so that
  * the runtime-only cgslot links no compiler stage.
  */
 #include "cli/cli.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
+#include "common/atomic_file.h"
 #include "common/error.h"
 #include "input/limits.h"
 #include "plan/plan.h"
@@ -73,4 +77,23 @@ void cgs_cli_progress_options(struct cgs_plan_options *opt)
 		opt->progress = print_progress;
 		opt->progress_user = &progress_state;
 	}
+}
+
+FILE *cgs_cli_summary_stream(const struct cgs_atomic_file *af)
+{
+	return af->stdio_fd == STDOUT_FILENO ? stderr : stdout;
+}
+
+int cgs_cli_commit_output(struct cgs_atomic_file *af, FILE *sum,
+			  const char *what, struct cgs_error *err)
+{
+	if (fflush(sum) != 0 || ferror(sum)) {
+		int rc = cgs_error_set(err, CGS_E_IO,
+				       "cannot write standard output: %s; the %s was not written",
+				       strerror(errno), what);
+
+		cgs_atomic_file_abort(af);
+		return rc;
+	}
+	return cgs_atomic_file_commit(af, err);
 }

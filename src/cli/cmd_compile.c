@@ -126,16 +126,10 @@ static int compile(const char *schedule, const char *output,
 	 * goes to standard error.
 	 */
 	if (!quiet)
-		print_summary(af.stdio_fd == STDOUT_FILENO ? stderr : stdout,
-			      schedule, output, m, len);
-	if (fflush(stdout) != 0 || ferror(stdout)) {
-		rc = cgs_error_set(&err, CGS_E_IO,
-				   "cannot write standard output: %s; the manifest was not written",
-				   strerror(errno));
-		cgs_atomic_file_abort(&af);
-		goto out;
-	}
-	rc = cgs_atomic_file_commit(&af, &err);
+		print_summary(cgs_cli_summary_stream(&af), schedule, output, m,
+			      len);
+	rc = cgs_cli_commit_output(&af, cgs_cli_summary_stream(&af),
+				   "manifest", &err);
 out:
 	cgs_manifest_close(&m);
 	free(buf);

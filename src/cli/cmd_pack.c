@@ -541,9 +541,7 @@ static int pack(const char *input, const char *output, uint64_t capacity,
 			goto out;
 		}
 		begun = 1;
-		/* the layout itself on standard output: figures on stderr */
-		if (f.stdio_fd == STDOUT_FILENO)
-			sum = stderr;
+		sum = cgs_cli_summary_stream(&f);
 	}
 	fprintf(sum, "buffers: %u\n", b.n);
 	fprintf(sum, "height: %" PRIu64 "\n", res.height);
@@ -562,15 +560,8 @@ static int pack(const char *input, const char *output, uint64_t capacity,
 		goto out;
 	}
 	if (begun) {
-		/* a failed stdout leaves no replaced layout behind */
-		if (fflush(sum) != 0 || ferror(sum)) {
-			fprintf(stderr, "cgslot: error: cannot write standard output: %s; the layout was not written\n",
-				strerror(errno));
-			rc = CGS_EXIT_SYSTEM;
-			goto out;
-		}
 		begun = 0;
-		if (cgs_atomic_file_commit(&f, &err)) {
+		if (cgs_cli_commit_output(&f, sum, "layout", &err)) {
 			rc = cgs_cli_report(&err);
 			goto out;
 		}

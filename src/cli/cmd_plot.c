@@ -861,21 +861,13 @@ static int plot(const struct plot_args *args)
 	 * replaced picture; on standard error when the picture itself goes
 	 * to standard output.
 	 */
-	if (cgs_cli_verbosity >= 0) {
-		FILE *sum = af.stdio_fd == STDOUT_FILENO ? stderr : stdout;
-
-		fprintf(sum, "plotted %s rank %u, %u microbatches -> %s (%zu bytes)\n",
+	if (cgs_cli_verbosity >= 0)
+		fprintf(cgs_cli_summary_stream(&af),
+			"plotted %s rank %u, %u microbatches -> %s (%zu bytes)\n",
 			args->manifest, cgs_manifest_rank_id(m, p.ri), p.n,
 			args->output, s.len);
-		if (fflush(sum) != 0 || ferror(sum)) {
-			rc = cgs_error_set(&err, CGS_E_IO,
-					   "cannot write standard output: %s; the picture was not written",
-					   strerror(errno));
-			cgs_atomic_file_abort(&af);
-			goto out;
-		}
-	}
-	rc = cgs_atomic_file_commit(&af, &err);
+	rc = cgs_cli_commit_output(&af, cgs_cli_summary_stream(&af),
+				   "picture", &err);
 	if (rc)
 		goto out;
 	cgs_cli_note("plot: rank %u, %u microbatches: %" PRIu64 " order positions, %" PRIu64 " boxes with tooltips, %u of %u variants",
