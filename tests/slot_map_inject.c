@@ -23,32 +23,19 @@
 #include "manifest/writer.h"
 #include "order/schedule_load.h"
 #include "plan/plan.h"
+#include "slot_maps.h"
 
 static int set_maps(struct cgs_plan *p, const char *mode)
 {
-	uint32_t r, i, k, width;
-
-	for (r = 0; r < p->n_ranks; r++) {
-		struct cgs_rank_plan *rp = &p->ranks[r];
-
-		width = rp->reachable[rp->n_reachable - 1];
-		free(rp->slot_map);
-		rp->slot_map = calloc((size_t)rp->n_reachable * width,
-				      sizeof(uint32_t));
-		if (!rp->slot_map)
-			return 1;
-		for (i = 0; i < rp->n_reachable; i++)
-			for (k = 0; k < rp->reachable[i]; k++)
-				rp->slot_map[i * width + k] = (k + 1) % rp->slots;
-	}
+	if (cgs_test_rotate_slot_maps(p))
+		return 1;
 	if (strcmp(mode, "range") == 0) {
 		p->ranks[0].slot_map[0] = p->ranks[0].slots;
 	} else if (strcmp(mode, "live") == 0) {
 		struct cgs_rank_plan *rp = &p->ranks[0];
+		uint32_t i = rp->n_reachable - 1, width = rp->reachable[i];
 
 		/* rank 0 runs its warmup forwards before any backward */
-		i = rp->n_reachable - 1;
-		width = rp->reachable[i];
 		rp->slot_map[i * width + 1] = rp->slot_map[i * width];
 	} else if (strcmp(mode, "rotate") != 0) {
 		return 1;

@@ -15,6 +15,7 @@
 #include "manifest/format.h"
 #include "manifest/manifest.h"
 #include "plan/plan.h"
+#include "slot_maps.h"
 #include "testlib.h"
 #include "verify_plan.h"
 
@@ -342,20 +343,7 @@ END_TEST
  */
 static void rotate_maps(struct cgs_plan *p)
 {
-	uint32_t r, i, k, width;
-
-	for (r = 0; r < p->n_ranks; r++) {
-		struct cgs_rank_plan *rp = &p->ranks[r];
-
-		width = rp->reachable[rp->n_reachable - 1];
-		free(rp->slot_map);
-		rp->slot_map = calloc((size_t)rp->n_reachable * width,
-				      sizeof(uint32_t));
-		ck_assert_ptr_nonnull(rp->slot_map);
-		for (i = 0; i < rp->n_reachable; i++)
-			for (k = 0; k < rp->reachable[i]; k++)
-				rp->slot_map[i * width + k] = (k + 1) % rp->slots;
-	}
+	ck_assert_int_eq(cgs_test_rotate_slot_maps(p), 0);
 }
 
 static int verify_msg(const struct cgs_plan *p, const char *needle)
