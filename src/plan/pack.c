@@ -28,6 +28,13 @@ struct kind_view {
 	const uint32_t *colour;       /* per frame */
 	uint32_t n_frames;
 	uint64_t lower;               /* heaviest live set: no layout is lower */
+	/*
+	 * A bound of this conflict graph: the colouring's clique of frames
+	 * times the smallest frame.  Above `lower` where the union over the
+	 * orders links more frames than any one order holds; a layout at it
+	 * is optimal for the graph, and the engine could only spend time.
+	 */
+	uint64_t clique_lower;
 	uint64_t align;
 	uint64_t dsa_nodes;           /* search budget of the engine; 0: none */
 };
@@ -138,8 +145,10 @@ static int colour_regions_bytes(const struct kind_view *kv,
 static int pack_engine(const struct kind_view *kv, const struct cgs_graph *g,
 		       const uint64_t *size, uint64_t *off, uint64_t *total)
 {
-	struct cgs_dsa_options opt = {.lower = kv->lower,
-				      .node_budget = kv->dsa_nodes};
+	struct cgs_dsa_options opt = {
+		.lower = kv->clique_lower > kv->lower ? kv->clique_lower
+						      : kv->lower,
+		.node_budget = kv->dsa_nodes};
 	struct cgs_dsa_result res;
 	uint64_t *align;
 	uint32_t i;
@@ -239,7 +248,8 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 	 * that is more than half a percent: below, its conflict lists cost
 	 * more time than the bytes are worth.
 	 */
-	if (kv->dsa_nodes && best - best / 200 > kv->lower) {
+	if (kv->dsa_nodes && best - best / 200 > kv->lower &&
+	    best > kv->clique_lower) {
 		uint64_t *eoff = off + (uint64_t)ITEM_ORDERS * n;
 
 		rc = pack_engine(kv, kv->items, size, eoff, &total);
@@ -250,7 +260,13 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 			best_t = ITEM_ORDERS;
 			by_frames = 0;
 		}
-		if (kv->frames && best - best / 200 > kv->lower) {
+		/*
+		 * Frames one per item (one layer per chunk) are the same
+		 * graph and sizes again: the engine would repeat itself.
+		 */
+		if (kv->frames && kv->n_frames > kv->items->n &&
+		    best - best / 200 > kv->lower &&
+		    best > kv->clique_lower) {
 			rc = pack_engine(kv, kv->frames, frame_size, eoff_frames,
 					 &total);
 			if (rc < 0)
@@ -333,6 +349,24 @@ static int bytes_without_sharing(struct cgs_rank_work *x,
 	return 0;
 }
 
+/*
+ * The colouring's clique (colour_lower_bound frames that pairwise
+ * conflict) times the smallest of the n frames: no layout is lower.
+ */
+static uint64_t clique_bytes(const struct cgs_role_stats *st,
+			     const uint64_t *size, uint32_t n)
+{
+	uint64_t smallest = UINT64_MAX;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (size[i] < smallest)
+			smallest = size[i];
+	if (n == 0 || smallest > UINT64_MAX / (st->colour_lower_bound + 1))
+		return 0;
+	return smallest * st->colour_lower_bound;
+}
+
 int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 {
 	struct cgs_rank_plan *rp = x->rp;
@@ -340,15 +374,19 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 	uint64_t *size = calloc((uint64_t)rp->n_saved + 1, sizeof(*size));
 	uint64_t *offset = calloc((uint64_t)rp->n_saved + 1, sizeof(*offset));
 	uint64_t without = 0, saved_colour_bytes, grad_colour_bytes;
-	struct kind_view saved_view = {&x->group_conflicts, &x->frame_conflicts,
-		x->group_first, x->group_birth, x->saved_colour, rp->n_saved,
-		rp->saved_stats.lower_bound_bytes, x->align,
-		x->opt->pack_budget};
+	struct kind_view saved_view = {
+		.items = &x->group_conflicts, .frames = &x->frame_conflicts,
+		.item_first = x->group_first, .birth = x->group_birth,
+		.colour = x->saved_colour, .n_frames = rp->n_saved,
+		.lower = rp->saved_stats.lower_bound_bytes,
+		.align = x->align, .dsa_nodes = x->opt->pack_budget};
 	/* gradient frames are their own items: BY_COLOUR is per frame */
-	struct kind_view grad_view = {&x->grad_conflicts, NULL, x->grad_first,
-		x->grad_birth, x->grad_colour, x->n_groups,
-		rp->user_grad_stats.lower_bound_bytes, x->align,
-		x->opt->pack_budget};
+	struct kind_view grad_view = {
+		.items = &x->grad_conflicts, .item_first = x->grad_first,
+		.birth = x->grad_birth, .colour = x->grad_colour,
+		.n_frames = x->n_groups,
+		.lower = rp->user_grad_stats.lower_bound_bytes,
+		.align = x->align, .dsa_nodes = x->opt->pack_budget};
 	int rc = CGS_E_NOMEM;
 
 	if (!size || !offset)
@@ -359,6 +397,8 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		f->bytes = size[g] =
 			x->saved_bytes[x->layer_base[f->chunk] + f->layer];
 	}
+	saved_view.clique_lower = clique_bytes(&rp->saved_stats, size,
+					       rp->n_saved);
 	rc = kind_layout(&saved_view, size, offset, &rp->saved_stats.bytes,
 			 &saved_colour_bytes);
 	if (rc)
@@ -367,6 +407,8 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		rp->saved[g].offset = offset[g];
 	for (g = 0; g < x->n_groups; g++)
 		rp->user_grad[g].bytes = size[g] = x->grad_bytes[g / x->slots];
+	grad_view.clique_lower = clique_bytes(&rp->user_grad_stats, size,
+					      x->n_groups);
 	rc = kind_layout(&grad_view, size, offset, &rp->user_grad_stats.bytes,
 			 &grad_colour_bytes);
 	if (rc)
