@@ -265,6 +265,12 @@ static void rank_work_release(struct cgs_rank_work *x)
 struct trial_work {
 	uint32_t rank_index;
 	struct cgs_rank_plan plan;   /* orders borrowed from the rank */
+	/*
+	 * After a first-fit plan (the search's first pass): no full plan of
+	 * this ring can take fewer bytes.
+	 */
+	uint64_t bound;
+	int pruned;                  /* the first-fit plan stands */
 	struct cgs_error err;
 	int rc;
 };
@@ -290,6 +296,9 @@ struct trial_pool {
 	uint32_t n_jobs;
 	int report_progress;
 	int map;                     /* try slot maps on every ring */
+	/* the search's first pass: opt without the packing engine */
+	struct cgs_plan_options first_fit;
+	uint32_t *todo;              /* trials the second pass plans in full */
 	pthread_mutex_t lock;        /* guards next and done */
 	uint32_t next, done;
 };
@@ -371,6 +380,55 @@ static void run_trial(struct trial_pool *pool, uint32_t i)
 	    t->plan.bytes > t->plan.lower_bound_bytes)
 		t->rc = try_slot_maps(pool, t, &x);
 	rank_work_release(&x);
+}
+
+/* The second pass: the trials that survived the first, in full. */
+static void run_todo_trial(struct trial_pool *pool, uint32_t i)
+{
+	struct trial_work *t = &pool->work[pool->todo[i]];
+
+	rank_outputs_release(&t->plan);
+	run_trial(pool, pool->todo[i]);
+}
+
+/* A frame kind's bound: its heaviest live set, or the colouring's clique
+ * times its smallest frame, whichever is larger (pack.c's clique_bytes). */
+static uint64_t kind_bound(const struct cgs_role_stats *st,
+			   const struct cgs_frame *frame, uint32_t n, int map)
+{
+	uint64_t smallest = UINT64_MAX, clique = 0;
+	uint32_t i;
+
+	/* a slot map makes other conflicts: only the live set holds */
+	for (i = 0; !map && i < n; i++)
+		if (frame[i].bytes < smallest)
+			smallest = frame[i].bytes;
+	if (!map && n && smallest <= UINT64_MAX / (st->colour_lower_bound + 1))
+		clique = smallest * st->colour_lower_bound;
+	return clique > st->lower_bound_bytes ? clique : st->lower_bound_bytes;
+}
+
+/*
+ * The search's first pass: the ring's plan with first-fit alone (no
+ * packing engine, no slot maps), and the bytes no full plan of the ring
+ * can go below: each arena is at least its kind's heaviest live set
+ * and, for k mod S, the colouring's clique of that ring's conflicts.
+ */
+static void run_first_fit_trial(struct trial_pool *pool, uint32_t i)
+{
+	struct trial_work *t = &pool->work[i];
+	struct cgs_rank_work x;
+
+	rank_work_start(pool, &t->plan, &x);
+	x.opt = &pool->first_fit;
+	t->rc = plan_rank(&x, &t->err);
+	rank_work_release(&x);
+	if (t->rc)
+		return;
+	t->bound = kind_bound(&t->plan.saved_stats, t->plan.saved,
+			      t->plan.n_saved, pool->map) +
+		   kind_bound(&t->plan.user_grad_stats, t->plan.user_grad,
+			      t->plan.n_user_grad, pool->map);
 }
 
 /* Take jobs until none is left; each thread, and the caller, runs this. */
@@ -577,6 +635,110 @@ static void choose_trials(struct cgs_plan *p, struct trial_pool *pool,
 		chosen[r] = r * per + best;
 }
 
+static uint64_t add_saturated(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+/*
+ * After the first pass: mark the trials no full plan can make the
+ * choice (their bound above the best first-fit plan, or equal to it
+ * and later in list order, so choose_trials' tie would go elsewhere)
+ * and list the rest in pool->todo.  The first-fit plans are valid, so
+ * the best full plan is at most the best of them; a pruned trial could
+ * only tie with it and lose the tie.  The choice is therefore the one
+ * planning every ring in full would make.  Returns how many to plan.
+ */
+static uint32_t prune_trials(const struct cgs_plan *p,
+			     struct trial_pool *pool)
+{
+	uint32_t i, j, r, per, n = 0, best;
+
+	if (p->per_rank) {
+		for (i = 0; i < pool->n_work; i = j) {
+			best = i;
+			for (j = i; j < pool->n_work &&
+			     pool->work[j].rank_index == pool->work[i].rank_index;
+			     j++)
+				if (pool->work[j].plan.bytes <
+				    pool->work[best].plan.bytes)
+					best = j;
+			for (r = i; r < j; r++) {
+				struct trial_work *t = &pool->work[r];
+				uint64_t b = pool->work[best].plan.bytes;
+
+				t->pruned = t->bound > b ||
+					    (t->bound == b && r > best);
+			}
+		}
+	} else {
+		uint64_t best_sum = UINT64_MAX;
+
+		per = pool->n_work / p->n_ranks;
+		best = 0;
+		for (j = 0; j < per; j++) {
+			uint64_t sum = 0;
+
+			for (r = 0; r < p->n_ranks; r++)
+				sum = add_saturated(sum,
+						    pool->work[r * per + j].plan.bytes);
+			if (sum < best_sum) {
+				best_sum = sum;
+				best = j;
+			}
+		}
+		for (j = 0; j < per; j++) {
+			uint64_t bound = 0;
+			int pruned;
+
+			for (r = 0; r < p->n_ranks; r++)
+				bound = add_saturated(bound,
+						      pool->work[r * per + j].bound);
+			pruned = bound > best_sum ||
+				 (bound == best_sum && j > best);
+			for (r = 0; r < p->n_ranks; r++)
+				pool->work[r * per + j].pruned = pruned;
+		}
+	}
+	for (i = 0; i < pool->n_work; i++)
+		if (!pool->work[i].pruned)
+			pool->todo[n++] = i;
+	return n;
+}
+
+/*
+ * Plan every trial.  A search (several rings a rank, not explored)
+ * first plans each ring with first-fit alone, then plans in full only
+ * the rings that could still be chosen: the packing engine and the
+ * slot-map search are most of the time, and most rings cannot win.
+ */
+static int run_trials(struct cgs_plan *p, struct trial_pool *pool,
+		      struct cgs_error *err)
+{
+	uint32_t i, n;
+
+	if (pool->opt->explore || pool->n_work <= p->n_ranks ||
+	    (pool->opt->pack_budget == 0 && !pool->map)) {
+		pool_run(pool, run_trial, pool->n_work, 1);
+		return 0;
+	}
+	pool->first_fit = *pool->opt;
+	pool->first_fit.pack_budget = 0;
+	pool_run(pool, run_first_fit_trial, pool->n_work, 0);
+	for (i = 0; i < pool->n_work; i++)
+		if (pool->work[i].rc)
+			return 0;   /* reported in list order by the caller */
+	pool->todo = calloc(pool->n_work, sizeof(*pool->todo));
+	if (!pool->todo)
+		return cgs_error_set(err, CGS_E_NOMEM,
+				     "out of memory for the ring search");
+	n = prune_trials(p, pool);
+	pool_run(pool, run_todo_trial, n, 1);
+	free(pool->todo);
+	pool->todo = NULL;
+	return 0;
+}
+
 /* Record every trial and move the chosen ones into the plan. */
 static int keep_trials(struct cgs_plan *p, struct trial_pool *pool,
 		       struct cgs_error *err)
@@ -600,6 +762,7 @@ static int keep_trials(struct cgs_plan *p, struct trial_pool *pool,
 			.bytes_colour_arenas = tp->bytes_colour_arenas,
 			.lower_bound_bytes = tp->lower_bound_bytes,
 			.slot_map = tp->slot_map != NULL,
+			.pruned = pool->work[i].pruned,
 		};
 	}
 	p->slots = 0;
@@ -690,7 +853,9 @@ int cgs_plan_create(const struct cgs_schedule *s,
 		rc = list_trials(s, opt, p, need, &all, &pool, err);
 	if (rc)
 		goto fail;
-	pool_run(&pool, run_trial, pool.n_work, 1);
+	rc = run_trials(p, &pool, err);
+	if (rc)
+		goto fail;
 	pthread_mutex_destroy(&pool.lock);
 	have_lock = 0;
 	/* the first failed trial in list order: the same for any threads */

@@ -121,6 +121,12 @@ struct cgs_ring_trial {
 	uint64_t lower_bound_bytes;   /* the same for every ring */
 	int chosen;                   /* the ring the plan took */
 	int slot_map;                 /* the ring's plan took a slot map */
+	/*
+	 * The search saw from a first-fit plan that this ring cannot be
+	 * chosen and planned it no further: bytes are first-fit's (never
+	 * with --explore-slots, which plans every ring in full).
+	 */
+	int pruned;
 };
 
 struct cgs_plan {
