@@ -332,31 +332,116 @@ static void rank_work_start(struct trial_pool *pool, struct cgs_rank_plan *rp,
 	};
 }
 
+/* A frame kind's bound in a plan: its heaviest live set, or the
+ * colouring's clique times its smallest frame, whichever is larger. */
+static uint64_t kind_bound(const struct cgs_role_stats *st,
+			   const struct cgs_frame *frame, uint32_t n)
+{
+	uint64_t smallest = UINT64_MAX, clique = 0;
+	uint32_t i;
+
+	for (i = 0; i < n; i++)
+		if (frame[i].bytes < smallest)
+			smallest = frame[i].bytes;
+	if (n && smallest <= UINT64_MAX / (st->colour_lower_bound + 1))
+		clique = smallest * st->colour_lower_bound;
+	return clique > st->lower_bound_bytes ? clique : st->lower_bound_bytes;
+}
+
+/*
+ * No layout of this plan's conflicts (its ring and slot map) takes fewer
+ * bytes: the packing engine can bring a first-fit plan down to it at
+ * best.
+ */
+static uint64_t plan_bound(const struct cgs_rank_plan *rp)
+{
+	return kind_bound(&rp->saved_stats, rp->saved, rp->n_saved) +
+	       kind_bound(&rp->user_grad_stats, rp->user_grad,
+			  rp->n_user_grad);
+}
+
+/* Plan the ring of t with `map` (taken over) and options opt into *mapped. */
+static int plan_with_map(struct trial_pool *pool, struct trial_work *t,
+			 uint32_t *map, const struct cgs_plan_options *opt,
+			 struct cgs_rank_plan *mapped)
+{
+	struct cgs_rank_work y;
+	int rc;
+
+	/* the orders stay borrowed; everything the plan makes is new */
+	*mapped = t->plan;
+	mapped->slot_map = map;
+	mapped->saved = mapped->user_grad = NULL;
+	mapped->saved_roles = mapped->user_grad_layers = NULL;
+	mapped->arenas = NULL;
+	mapped->capture = NULL;
+	rank_work_start(pool, mapped, &y);
+	y.opt = opt;
+	rc = plan_rank(&y, &t->err);
+	rank_work_release(&y);
+	return rc;
+}
+
+/* A copy of the rank's slot map (one slot per order and microbatch). */
+static uint32_t *slot_map_copy(const struct cgs_rank_plan *rp,
+			       const uint32_t *map)
+{
+	uint64_t n = (uint64_t)rp->n_reachable *
+		     rp->reachable[rp->n_reachable - 1];
+	uint32_t *copy = malloc((n + 1) * sizeof(*copy));
+
+	if (copy)
+		memcpy(copy, map, n * sizeof(*copy));
+	return copy;
+}
+
 /*
  * The ring's plan with each slot map the search proposes (slotmap.c);
  * the fewest bytes win, and a map only when it takes strictly fewer
- * bytes than k mod S: otherwise the plan stays as it was.
+ * bytes than k mod S: otherwise the plan stays as it was.  With the
+ * packing engine on, a map is first planned with first-fit, and in full
+ * only when that plan's bound is below the bytes to beat (the full plan
+ * could not win otherwise).  With first_fit set (the search's first
+ * pass) maps stop at first-fit, and t->bound falls to the lowest bound
+ * of any map tried.
  */
 static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
-			 struct cgs_rank_work *x)
+			 struct cgs_rank_work *x, int first_fit)
 {
 	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], n = 0, i;
 	int rc = cgs_slot_map_search(x, maps, &n, &t->err);
 
 	for (i = 0; rc == 0 && i < n; i++) {
-		struct cgs_rank_plan mapped = t->plan;
-		struct cgs_rank_work y;
+		struct cgs_rank_plan mapped;
+		uint32_t *map = maps[i], *copy;
 
-		/* the orders stay borrowed; everything the plan makes is new */
-		mapped.slot_map = maps[i];
 		maps[i] = NULL;
-		mapped.saved = mapped.user_grad = NULL;
-		mapped.saved_roles = mapped.user_grad_layers = NULL;
-		mapped.arenas = NULL;
-		mapped.capture = NULL;
-		rank_work_start(pool, &mapped, &y);
-		rc = plan_rank(&y, &t->err);
-		rank_work_release(&y);
+		if (!first_fit && pool->opt->pack_budget) {
+			copy = slot_map_copy(&t->plan, map);
+			if (!copy) {
+				free(map);
+				rc = cgs_error_set(&t->err, CGS_E_NOMEM,
+						   "out of memory for a slot map");
+				break;
+			}
+			rc = plan_with_map(pool, t, copy, &pool->first_fit,
+					   &mapped);
+			if (rc == 0 && plan_bound(&mapped) >= t->plan.bytes) {
+				rank_outputs_release(&mapped);
+				free(map);
+				continue;
+			}
+			rank_outputs_release(&mapped);
+			if (rc) {
+				free(map);
+				break;
+			}
+		}
+		rc = plan_with_map(pool, t, map,
+				   first_fit ? &pool->first_fit : pool->opt,
+				   &mapped);
+		if (rc == 0 && first_fit && plan_bound(&mapped) < t->bound)
+			t->bound = plan_bound(&mapped);
 		if (rc == 0 && mapped.bytes < t->plan.bytes) {
 			rank_outputs_release(&t->plan);
 			t->plan = mapped;
@@ -378,7 +463,7 @@ static void run_trial(struct trial_pool *pool, uint32_t i)
 	t->rc = plan_rank(&x, &t->err);
 	if (t->rc == 0 && pool->map &&
 	    t->plan.bytes > t->plan.lower_bound_bytes)
-		t->rc = try_slot_maps(pool, t, &x);
+		t->rc = try_slot_maps(pool, t, &x, 0);
 	rank_work_release(&x);
 }
 
@@ -391,28 +476,13 @@ static void run_todo_trial(struct trial_pool *pool, uint32_t i)
 	run_trial(pool, pool->todo[i]);
 }
 
-/* A frame kind's bound: its heaviest live set, or the colouring's clique
- * times its smallest frame, whichever is larger (pack.c's clique_bytes). */
-static uint64_t kind_bound(const struct cgs_role_stats *st,
-			   const struct cgs_frame *frame, uint32_t n, int map)
-{
-	uint64_t smallest = UINT64_MAX, clique = 0;
-	uint32_t i;
-
-	/* a slot map makes other conflicts: only the live set holds */
-	for (i = 0; !map && i < n; i++)
-		if (frame[i].bytes < smallest)
-			smallest = frame[i].bytes;
-	if (!map && n && smallest <= UINT64_MAX / (st->colour_lower_bound + 1))
-		clique = smallest * st->colour_lower_bound;
-	return clique > st->lower_bound_bytes ? clique : st->lower_bound_bytes;
-}
-
 /*
  * The search's first pass: the ring's plan with first-fit alone (no
- * packing engine, no slot maps), and the bytes no full plan of the ring
- * can go below: each arena is at least its kind's heaviest live set
- * and, for k mod S, the colouring's clique of that ring's conflicts.
+ * packing engine), with each slot map the search proposes, and the bytes
+ * no full plan of the ring can go below: the lowest bound of the plans
+ * tried (a full plan is k mod S or one of these maps, each at least its
+ * own bound).  The first-fit plans themselves are valid: a full plan of
+ * the ring takes at most the fewest bytes among them.
  */
 static void run_first_fit_trial(struct trial_pool *pool, uint32_t i)
 {
@@ -422,13 +492,12 @@ static void run_first_fit_trial(struct trial_pool *pool, uint32_t i)
 	rank_work_start(pool, &t->plan, &x);
 	x.opt = &pool->first_fit;
 	t->rc = plan_rank(&x, &t->err);
+	if (t->rc == 0) {
+		t->bound = plan_bound(&t->plan);
+		if (pool->map && t->plan.bytes > t->plan.lower_bound_bytes)
+			t->rc = try_slot_maps(pool, t, &x, 1);
+	}
 	rank_work_release(&x);
-	if (t->rc)
-		return;
-	t->bound = kind_bound(&t->plan.saved_stats, t->plan.saved,
-			      t->plan.n_saved, pool->map) +
-		   kind_bound(&t->plan.user_grad_stats, t->plan.user_grad,
-			      t->plan.n_user_grad, pool->map);
 }
 
 /* Take jobs until none is left; each thread, and the caller, runs this. */
@@ -717,13 +786,13 @@ static int run_trials(struct cgs_plan *p, struct trial_pool *pool,
 {
 	uint32_t i, n;
 
+	pool->first_fit = *pool->opt;
+	pool->first_fit.pack_budget = 0;
 	if (pool->opt->explore || pool->n_work <= p->n_ranks ||
 	    (pool->opt->pack_budget == 0 && !pool->map)) {
 		pool_run(pool, run_trial, pool->n_work, 1);
 		return 0;
 	}
-	pool->first_fit = *pool->opt;
-	pool->first_fit.pack_budget = 0;
 	pool_run(pool, run_first_fit_trial, pool->n_work, 0);
 	for (i = 0; i < pool->n_work; i++)
 		if (pool->work[i].rc)
