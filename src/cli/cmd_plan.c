@@ -22,7 +22,9 @@ struct plan_request {
 
 /*
  * The ring search's trade-off, rank by rank: every ring tried, its
- * graphs, bytes and ratio to the lower bound; '*' marks the plan's ring.
+ * graphs, bytes and ratio to the lower bound, the ring's floor (no
+ * layout of it with k mod S goes lower) as a ratio, upstream's bytes and
+ * ratio; '*' marks the plan's ring.
  * With slot maps tried, a last column says whether the ring's plan took
  * a map or k mod S.
  */
@@ -33,16 +35,17 @@ static int print_trials(FILE *out, const struct cgs_plan *p, int maps)
 	fprintf(out, "ring search: smallest safe ring %u, rings %s\n",
 		p->smallest_slots, p->per_rank ? "per rank" :
 		"shared by every rank");
-	fprintf(out, "%6s %6s %8s %16s %8s %16s %8s%s\n", "rank", "slots",
-		"graphs", "bytes", "x bound", "upstream bytes", "x bound",
-		maps ? "    map" : "");
+	fprintf(out, "%6s %6s %8s %16s %8s %8s %16s %8s%s\n", "rank",
+		"slots", "graphs", "bytes", "x bound", "floor", "upstream bytes",
+		"x bound", maps ? "    map" : "");
 	for (i = 0; i < p->n_trials; i++) {
 		const struct cgs_ring_trial *t = &p->trials[i];
 		double lb = t->lower_bound_bytes ? (double)t->lower_bound_bytes : 1;
 
-		fprintf(out, "%6u %6u %8u %16" PRIu64 " %8.3f %16" PRIu64
+		fprintf(out, "%6u %6u %8u %16" PRIu64 " %8.3f %8.3f %16" PRIu64
 			" %8.3f%s%s\n", t->rank, t->slots, t->graphs, t->bytes,
-			(double)t->bytes / lb, t->bytes_colour_arenas,
+			(double)t->bytes / lb, (double)t->floor_bytes / lb,
+			t->bytes_colour_arenas,
 			(double)t->bytes_colour_arenas / lb,
 			maps ? (t->slot_map ? "    map" : "    k%S") : "",
 			t->chosen ? " *" : "");

@@ -270,6 +270,7 @@ struct trial_work {
 	 * this ring can take fewer bytes.
 	 */
 	uint64_t bound;
+	uint64_t floor;              /* plan_bound of the ring with k mod S */
 	int pruned;                  /* the first-fit plan stands */
 	struct cgs_error err;
 	int rc;
@@ -461,6 +462,8 @@ static void run_trial(struct trial_pool *pool, uint32_t i)
 
 	rank_work_start(pool, &t->plan, &x);
 	t->rc = plan_rank(&x, &t->err);
+	if (t->rc == 0)
+		t->floor = plan_bound(&t->plan);
 	if (t->rc == 0 && pool->map &&
 	    t->plan.bytes > t->plan.lower_bound_bytes)
 		t->rc = try_slot_maps(pool, t, &x, 0);
@@ -493,7 +496,7 @@ static void run_first_fit_trial(struct trial_pool *pool, uint32_t i)
 	x.opt = &pool->first_fit;
 	t->rc = plan_rank(&x, &t->err);
 	if (t->rc == 0) {
-		t->bound = plan_bound(&t->plan);
+		t->bound = t->floor = plan_bound(&t->plan);
 		if (pool->map && t->plan.bytes > t->plan.lower_bound_bytes)
 			t->rc = try_slot_maps(pool, t, &x, 1);
 	}
@@ -830,6 +833,7 @@ static int keep_trials(struct cgs_plan *p, struct trial_pool *pool,
 			.graphs = tp->n_graphs, .bytes = tp->bytes,
 			.bytes_colour_arenas = tp->bytes_colour_arenas,
 			.lower_bound_bytes = tp->lower_bound_bytes,
+			.floor_bytes = pool->work[i].floor,
 			.slot_map = tp->slot_map != NULL,
 			.pruned = pool->work[i].pruned,
 		};

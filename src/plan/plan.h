@@ -119,6 +119,12 @@ struct cgs_ring_trial {
 	uint64_t bytes;               /* the plan's arena bytes */
 	uint64_t bytes_colour_arenas; /* upstream's layout of that colouring */
 	uint64_t lower_bound_bytes;   /* the same for every ring */
+	/*
+	 * No layout of this ring with k mod S takes fewer bytes: each
+	 * arena's live set, or the largest clique its colouring found
+	 * times its smallest frame, whichever is larger, summed.
+	 */
+	uint64_t floor_bytes;
 	int chosen;                   /* the ring the plan took */
 	int slot_map;                 /* the ring's plan took a slot map */
 	/*
