@@ -415,9 +415,12 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		goto out;
 	for (g = 0; g < x->n_groups; g++)
 		rp->user_grad[g].offset = offset[g];
-	rc = bytes_without_sharing(x, &saved_view, &grad_view, size, &without);
-	if (rc)
-		goto out;
+	if (!x->bytes_only) {
+		rc = bytes_without_sharing(x, &saved_view, &grad_view, size,
+					   &without);
+		if (rc)
+			goto out;
+	}
 	rp->n_arenas = 2;
 	rp->arenas[0] = (struct cgs_arena){CGS_ARENA_SAVED, rp->saved_stats.bytes};
 	rp->arenas[1] = (struct cgs_arena){CGS_ARENA_USER_GRAD,

@@ -237,7 +237,7 @@ static int plan_rank(struct cgs_rank_work *x, struct cgs_error *err)
 		rc = cgs_colour_frames(x, err);
 	if (rc == 0)
 		rc = cgs_pack_frames(x, err);
-	if (rc == 0)
+	if (rc == 0 && !x->bytes_only)
 		rc = cgs_capture_sequence(x, err);
 	return rc;
 }
@@ -378,6 +378,7 @@ static int plan_with_map(struct trial_pool *pool, struct trial_work *t,
 	mapped->capture = NULL;
 	rank_work_start(pool, mapped, &y);
 	y.opt = opt;
+	y.bytes_only = opt == &pool->first_fit;
 	rc = plan_rank(&y, &t->err);
 	rank_work_release(&y);
 	return rc;
@@ -494,6 +495,7 @@ static void run_first_fit_trial(struct trial_pool *pool, uint32_t i)
 
 	rank_work_start(pool, &t->plan, &x);
 	x.opt = &pool->first_fit;
+	x.bytes_only = 1;
 	t->rc = plan_rank(&x, &t->err);
 	if (t->rc == 0) {
 		t->bound = t->floor = plan_bound(&t->plan);

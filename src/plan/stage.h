@@ -48,6 +48,12 @@ struct cgs_rank_work {
 	uint32_t layers_total;   /* layers over all chunks of the rank */
 	uint32_t n_groups;       /* chunks * slots */
 	uint64_t align;
+	/*
+	 * A pass that only needs the bytes and bounds (the ring search's
+	 * first pass, a slot map's pre-check): no capture sequence and no
+	 * bytes_without_sharing.
+	 */
+	int bytes_only;
 
 	/* frame sizes, aligned, per layer index layer_base[c] + l */
 	uint64_t *saved_bytes;          /* maximum over variants */
