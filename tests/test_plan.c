@@ -614,20 +614,38 @@ START_TEST(exact_colouring_improves)
 	struct cgs_graph g;
 	uint32_t col[6] = {0, 1, 2, 3, 4, 0}, i;
 	uint64_t budget = 1000;
+	int proven;
 
 	/* a 6-cycle is bipartite; start from a wasteful 5-colouring */
 	ck_assert_int_eq(cgs_graph_init(&g, 6), 0);
 	for (i = 0; i < 6; i++)
 		add_edge(&g, i, (i + 1) % 6);
-	ck_assert_int_eq(cgs_colour_exact(&g, 2, 5, col, &budget), 2);
+	ck_assert_int_eq(cgs_colour_exact(&g, 2, 5, col, &budget, &proven), 2);
+	ck_assert_int_eq(proven, 1);
 	assert_proper(&g, col);
 	ck_assert_int_eq(cgs_colour_dsatur(&g, col), 2);
 	/* a budget of nothing changes nothing */
 	budget = 0;
 	for (i = 0; i < 6; i++)
 		col[i] = i;
-	ck_assert_int_eq(cgs_colour_exact(&g, 2, 6, col, &budget), 6);
+	ck_assert_int_eq(cgs_colour_exact(&g, 2, 6, col, &budget, &proven), 6);
+	ck_assert_int_eq(proven, 0);
 	ck_assert_uint_eq(col[5], 5);
+	cgs_graph_release(&g);
+	/*
+	 * a 5-cycle needs 3 colours though its largest clique is 2: the
+	 * search closes every branch and says 3 is optimal
+	 */
+	ck_assert_int_eq(cgs_graph_init(&g, 5), 0);
+	for (i = 0; i < 5; i++) {
+		add_edge(&g, i, (i + 1) % 5);
+		col[i] = i % 2;
+	}
+	col[4] = 2;
+	budget = 1000;
+	ck_assert_int_eq(cgs_colour_exact(&g, 2, 3, col, &budget, &proven), 3);
+	ck_assert_int_eq(proven, 1);
+	ck_assert_uint_gt(budget, 0);
 	cgs_graph_release(&g);
 }
 END_TEST

@@ -58,6 +58,7 @@ static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 	int k = cgs_colour_dsatur(g, colour);
 	int64_t clique = live_set;
 	uint64_t left;
+	int proven = 0;
 
 	if (k < 0)
 		return k;
@@ -73,13 +74,15 @@ static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 	    (uint64_t)g->n * (uint64_t)k <= CGS_EXACT_MAX_CELLS) {
 		left = budget;
 		k = cgs_colour_exact(g, (uint32_t)clique, (uint32_t)k, colour,
-				     &left);
+				     &left, &proven);
 		if (k < 0)
 			return k;
 	}
 	st->frames = g->n;
 	st->colours = (uint32_t)k;
 	st->colour_lower_bound = (uint32_t)clique;
+	st->colours_floor = proven || (int64_t)k == clique ? (uint32_t)k
+							     : (uint32_t)clique;
 	return 0;
 }
 

@@ -201,13 +201,15 @@ static void exact_search(struct exact *x, uint32_t depth, uint32_t used)
 }
 
 int cgs_colour_exact(const struct cgs_graph *g, uint32_t lower, uint32_t k,
-		     uint32_t *colour, uint64_t *budget)
+		     uint32_t *colour, uint64_t *budget, int *proven)
 {
 	struct exact x = {.g = g, .n = g->n, .lower = lower, .best = k,
 			  .ncol = k ? k : 1, .budget = budget};
 	uint32_t n = g->n ? g->n : 1, v;
 	int rc;
 
+	if (proven)
+		*proven = lower >= k || g->n == 0;
 	if (lower >= k || g->n == 0)
 		return (int)k;
 	x.deg = calloc(n, sizeof(*x.deg));
@@ -227,6 +229,9 @@ int cgs_colour_exact(const struct cgs_graph *g, uint32_t lower, uint32_t k,
 	exact_search(&x, 0, 0);
 	if (x.best < k)
 		memcpy(colour, x.best_col, g->n * sizeof(*colour));
+	/* stopped at the lower bound, or every branch closed: optimal */
+	if (proven)
+		*proven = x.best <= lower || !x.stop;
 	rc = (int)x.best;
 out:
 	free(x.deg);

@@ -64,11 +64,13 @@ void cgs_graph_degrees(const struct cgs_graph *g, uint32_t *deg);
  * cgs_colour_exact: a DSATUR-ordered branch and bound starting from the
  * colouring already in colour[] (k colours); stops when it reaches
  * `lower` colours (proven optimal) or after *budget nodes, which it
- * decrements.  Never returns more than k.
+ * decrements.  Never returns more than k.  *proven (may be NULL) says
+ * whether the result is optimal: it reached `lower`, or the search
+ * closed every branch within the budget.
  */
 int cgs_colour_dsatur(const struct cgs_graph *g, uint32_t *colour);
 int cgs_colour_exact(const struct cgs_graph *g, uint32_t lower, uint32_t k,
-		     uint32_t *colour, uint64_t *budget);
+		     uint32_t *colour, uint64_t *budget, int *proven);
 
 /*
  * The weight of the heaviest clique found by a bounded branch and bound

@@ -29,10 +29,11 @@ struct kind_view {
 	uint32_t n_frames;
 	uint64_t lower;               /* heaviest live set: no layout is lower */
 	/*
-	 * A bound of this conflict graph: the colouring's clique of frames
-	 * times the smallest frame.  Above `lower` where the union over the
-	 * orders links more frames than any one order holds; a layout at it
-	 * is optimal for the graph, and the engine could only spend time.
+	 * A bound of this conflict graph: the colours the colouring proved
+	 * necessary times the smallest frame.  Above `lower` where the union
+	 * over the orders links more frames than any one order holds; a
+	 * layout at it is optimal for the graph, and the engine could only
+	 * spend time.
 	 */
 	uint64_t clique_lower;
 	uint64_t align;
@@ -350,8 +351,10 @@ static int bytes_without_sharing(struct cgs_rank_work *x,
 }
 
 /*
- * The colouring's clique (colour_lower_bound frames that pairwise
- * conflict) times the smallest of the n frames: no layout is lower.
+ * The fewest colours the colouring proved (its clique, or its colours
+ * when the exact search closed) times the smallest of the n frames: no
+ * layout is lower, since a layout of frames all as small as the
+ * smallest, cut into bands of that size, colours them.
  */
 static uint64_t clique_bytes(const struct cgs_role_stats *st,
 			     const uint64_t *size, uint32_t n)
@@ -362,9 +365,9 @@ static uint64_t clique_bytes(const struct cgs_role_stats *st,
 	for (i = 0; i < n; i++)
 		if (size[i] < smallest)
 			smallest = size[i];
-	if (n == 0 || smallest > UINT64_MAX / (st->colour_lower_bound + 1))
+	if (n == 0 || smallest > UINT64_MAX / (st->colours_floor + 1))
 		return 0;
-	return smallest * st->colour_lower_bound;
+	return smallest * st->colours_floor;
 }
 
 int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)

@@ -344,8 +344,8 @@ static uint64_t kind_bound(const struct cgs_role_stats *st,
 	for (i = 0; i < n; i++)
 		if (frame[i].bytes < smallest)
 			smallest = frame[i].bytes;
-	if (n && smallest <= UINT64_MAX / (st->colour_lower_bound + 1))
-		clique = smallest * st->colour_lower_bound;
+	if (n && smallest <= UINT64_MAX / (st->colours_floor + 1))
+		clique = smallest * st->colours_floor;
 	return clique > st->lower_bound_bytes ? clique : st->lower_bound_bytes;
 }
 

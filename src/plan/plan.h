@@ -54,6 +54,13 @@ struct cgs_role_stats {
 	uint32_t colour_lower_bound;  /* largest clique found */
 	uint64_t bytes;               /* arena bytes of this kind */
 	uint64_t lower_bound_bytes;   /* heaviest live set of this kind */
+	/*
+	 * Fewest colours any colouring of these conflicts needs, as far as
+	 * the planner proved it: the clique, or the colours when the exact
+	 * colouring closed every branch (a union of interval graphs can need
+	 * more colours than its largest clique).  Not in the manifest.
+	 */
+	uint32_t colours_floor;
 };
 
 struct cgs_rank_plan {
