@@ -58,6 +58,7 @@ struct problem {
 	uint32_t *kfirst, *klast;
 	uint32_t *twin;      /* identical buffer that must be placed first */
 	uint32_t *rank[N_PRIORITIES];
+	uint64_t *width, *area; /* the priorities' static keys */
 };
 
 static void problem_release(struct problem *p)
@@ -74,6 +75,8 @@ static void problem_release(struct problem *p)
 	free(p->kfirst);
 	free(p->klast);
 	free(p->twin);
+	free(p->width);
+	free(p->area);
 	for (i = 0; i < N_PRIORITIES; i++)
 		free(p->rank[i]);
 	memset(p, 0, sizeof(*p));
@@ -148,14 +151,19 @@ static int problem_ranks(struct problem *p, const uint64_t *width,
 {
 	uint32_t n = p->n, v, i;
 	uint64_t *area = malloc((size_t)n * sizeof(*area) + 1);
+	uint64_t *wcopy = malloc((size_t)n * sizeof(*wcopy) + 1);
 	uint32_t *order = malloc((size_t)n * sizeof(*order) + 1);
 	uint64_t *total = calloc((size_t)n + 1, sizeof(*total));
 	const uint64_t *k1[N_PRIORITIES], *k2[N_PRIORITIES], *k3[N_PRIORITIES];
 	int r;
 
 	(void)early;
-	if (!area || !order || !total)
+	if (!area || !order || !total || !wcopy)
 		goto nomem;
+	memcpy(wcopy, width, (size_t)n * sizeof(*wcopy));
+	p->width = wcopy;
+	p->area = area;
+	wcopy = NULL;
 	for (v = 0; v < n; v++) {
 		uint64_t w = width[v] > 0 ? width[v] : 1;
 
@@ -186,12 +194,13 @@ static int problem_ranks(struct problem *p, const uint64_t *width,
 		for (i = 0; i < n; i++)
 			p->rank[r][order[i]] = i;
 	}
-	free(area);
 	free(order);
 	free(total);
 	return 0;
 nomem:
-	free(area);
+	if (p->area != area)
+		free(area);
+	free(wcopy);
 	free(order);
 	free(total);
 	return CGS_E_NOMEM;
@@ -201,7 +210,13 @@ nomem:
 
 struct search {
 	const struct problem *p;
-	const uint32_t *rank;
+	/*
+	 * The rank of each buffer under priority prio; a part split off
+	 * (intervals) ranks its members again by what is left of them.
+	 */
+	uint32_t *rank;
+	int prio;
+	uint64_t *total;    /* scratch for ranking a part */
 	uint64_t cap;
 	uint8_t *placed;
 	uint64_t *off;
@@ -242,6 +257,8 @@ struct search {
 
 static void search_release(struct search *s)
 {
+	free(s->rank);
+	free(s->total);
 	free(s->placed);
 	free(s->off);
 	free(s->d);
@@ -274,6 +291,8 @@ static int search_init(struct search *s, const struct problem *p)
 	s->p = p;
 	/* Enough for every placement on one path; trail_push grows it if not. */
 	s->trail_cap = (size_t)p->nbr_start[n] + p->vk_start[n] + 1;
+	s->rank = calloc(n + 1, sizeof(*s->rank));
+	s->total = calloc(n + 1, sizeof(*s->total));
 	s->placed = calloc(n + 1, 1);
 	s->off = calloc(n + 1, sizeof(*s->off));
 	s->d = calloc(n + 1, sizeof(*s->d));
@@ -296,7 +315,7 @@ static int search_init(struct search *s, const struct problem *p)
 	s->width = n < WIDTH ? (uint32_t)n + 1 : WIDTH;
 	s->cand = malloc((n + 1) * s->width * sizeof(*s->cand));
 	s->cand_e = malloc((n + 1) * s->width * sizeof(*s->cand_e));
-	if (!s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
+	if (!s->rank || !s->total || !s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
 	    !s->rem || !s->trail_idx || !s->trail_old || !s->pre || !s->suf ||
 	    !s->log_v || !s->log_mark || !s->cuts || !s->all || !s->cand ||
 	    !s->cand_e || !s->mk || !s->at || !s->back || !s->n_free ||
@@ -309,12 +328,13 @@ static int search_init(struct search *s, const struct problem *p)
 	return 0;
 }
 
-static void search_reset(struct search *s, const uint32_t *rank, uint64_t cap)
+static void search_reset(struct search *s, int prio, uint64_t cap)
 {
 	const struct problem *p = s->p;
 	uint32_t v;
 
-	s->rank = rank;
+	s->prio = prio;
+	memcpy(s->rank, p->rank[prio], (size_t)p->n * sizeof(*s->rank));
 	s->cap = cap;
 	memset(s->placed, 0, p->n);
 	memset(s->d, 0, (size_t)p->n * sizeof(*s->d));
@@ -501,12 +521,56 @@ static void log_undo(struct search *s, uint32_t to)
 static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last);
 
+/*
+ * Rank the ns buffers of sub again under the search's priority, with
+ * their totals taken from what is left unplaced in their cliques: the
+ * part is a problem of its own.  old[0, ns) gets the buffers and
+ * old[ns, 2 ns) their former ranks, for putting them back.
+ */
+static void part_rank(struct search *s, uint32_t *sub, uint32_t ns,
+		      uint32_t *old)
+{
+	const struct problem *p = s->p;
+	uint32_t i, kk;
+
+	for (i = 0; i < ns; i++) {
+		uint32_t v = sub[i];
+		uint64_t t = 0;
+
+		for (kk = p->kfirst[v]; kk <= p->klast[v]; kk++)
+			if (s->rem[kk] > t)
+				t = s->rem[kk];
+		s->total[v] = t;
+	}
+	switch (s->prio) {
+	case 0:
+		sort_key1 = p->width, sort_key2 = p->area, sort_key3 = s->total;
+		break;
+	case 1:
+		sort_key1 = s->total, sort_key2 = p->area, sort_key3 = p->width;
+		break;
+	case 2:
+		sort_key1 = s->total, sort_key2 = p->width, sort_key3 = p->area;
+		break;
+	default:
+		sort_key1 = p->size, sort_key2 = p->width, sort_key3 = s->total;
+		break;
+	}
+	qsort(sub, ns, sizeof(*sub), by_keys_desc);
+	for (i = 0; i < ns; i++) {
+		old[i] = sub[i];
+		old[ns + i] = s->rank[sub[i]];
+		s->rank[sub[i]] = i;
+	}
+}
+
 /* Search every part between the cuts in [ka, kb); 1 when all succeed. */
 static int part_split(struct search *s, uint32_t *mem, uint32_t nm,
 		      uint32_t ka, uint32_t kb)
 {
 	const struct problem *p = s->p;
-	uint32_t *sub = malloc(((size_t)nm + 1) * sizeof(*sub));
+	uint32_t *sub = malloc(3 * ((size_t)nm + 1) * sizeof(*sub));
+	uint32_t *old = sub + nm + 1;
 	uint32_t a = ka, c, i, ns;
 	int r = 1;
 
@@ -524,8 +588,12 @@ static int part_split(struct search *s, uint32_t *mem, uint32_t nm,
 			    p->klast[v] >= a)
 				sub[ns++] = v;
 		}
-		if (ns > 0)
+		if (ns > 0) {
+			part_rank(s, sub, ns, old);
 			r = part_dfs(s, sub, ns, a, c + 1, 0, NONE);
+			for (i = 0; i < ns; i++)
+				s->rank[old[i]] = old[ns + i];
+		}
 		a = c + 1;
 	}
 	free(sub);
@@ -747,7 +815,7 @@ static int search_decide(struct search *s, uint64_t cap, uint64_t share,
 
 			if (run > share - used)
 				run = share - used;
-			search_reset(s, s->p->rank[r], cap);
+			search_reset(s, r, cap);
 			found = search_run(s, run);
 			used += s->nodes - before;
 			/* A whole tree searched: no other order finds more. */
@@ -1808,7 +1876,7 @@ int cgs_dsa_pack_graph(const struct cgs_graph *g, const uint64_t *size,
 			}
 			if (rc || n > CGS_DSA_SEARCH_MAX)
 				continue;
-			search_reset(&s, p.rank[r], (uint64_t)INT64_MAX);
+			search_reset(&s, (int)r, (uint64_t)INT64_MAX);
 			dive = search_run(&s, 64 * (uint64_t)n + 1024);
 			if (dive < 0)
 				rc = CGS_E_NOMEM;
