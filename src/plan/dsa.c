@@ -623,31 +623,8 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 	uint64_t min_height = UINT64_MAX, gmax = 0;
 	uint32_t v, i, j, kk, left = 0, width = s->width;
 	unsigned nc = 0, at;
+	int have_ps = 0;
 
-	/*
-	 * The unplaced members move to the front of mem, and only they go
-	 * on to the moves below: deeper calls permute mem[0, left) and undo
-	 * their placements, so the set is whole again when they return.
-	 */
-	for (i = 0; i < nm; i++) {
-		uint64_t e;
-
-		v = mem[i];
-		if (s->placed[v])
-			continue;
-		mem[i] = mem[left];
-		mem[left++] = v;
-		e = s->d[v];
-		if (e + p->size[v] > s->cap)
-			return 0; /* d only grows */
-		if (e < lam && s->free_nbr[v] == 0)
-			return 0; /* stuck below the level */
-		if (e + p->size[v] < min_height)
-			min_height = e + p->size[v];
-	}
-	if (left == 0)
-		return 1;
-	nm = left;
 	/* Each clique's members sit above its top, the level and the lowest
 	 * canonical offset among them. */
 	for (kk = ka; kk < kb; kk++) {
@@ -656,6 +633,8 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 
 		if (s->rem[kk] == 0)
 			continue;
+		if (s->rem[kk] > gmax)
+			gmax = s->rem[kk];
 		fl = s->top[kk] > lam ? s->top[kk] : lam;
 		if (fl + s->rem[kk] > s->cap)
 			return 0;
@@ -676,43 +655,65 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		if (lo > room)
 			return 0;
 	}
-	if (p->kfirst) {
-		s->pre[ka] = 0;
-		for (kk = ka; kk < kb; kk++)
-			s->pre[kk + 1] = s->rem[kk] > s->pre[kk] ?
-					 s->rem[kk] : s->pre[kk];
-		s->suf[kb] = 0;
-		for (kk = kb; kk-- > ka;)
-			s->suf[kk] = s->rem[kk] > s->suf[kk + 1] ?
-				     s->rem[kk] : s->suf[kk + 1];
-	} else {
-		for (kk = ka; kk < kb; kk++)
-			if (s->rem[kk] > gmax)
-				gmax = s->rem[kk];
-	}
+	/*
+	 * One pass over the part: the unplaced members move to the front of
+	 * mem, and only they go on to the moves below (deeper calls permute
+	 * mem[0, left) and undo their placements, so the set is whole again
+	 * when they return); the lowest top they can reach; and the
+	 * candidates, best first, those at or above that top dropped at the
+	 * end (ordered by offset, they are a suffix).
+	 */
 	for (i = 0; i < nm; i++) {
-		uint64_t e;
+		uint64_t e, h;
 		uint32_t r;
 
 		v = mem[i];
 		if (s->placed[v])
 			continue;
+		mem[i] = mem[left];
+		mem[left++] = v;
 		e = s->d[v];
-		if (e < lam || e >= min_height)
+		h = e + p->size[v];
+		if (h > s->cap)
+			return 0; /* d only grows */
+		if (h < min_height)
+			min_height = h;
+		if (e < lam) {
+			if (s->free_nbr[v] == 0)
+				return 0; /* stuck below the level */
+			continue;
+		}
+		if (e >= min_height)
 			continue;
 		if (p->twin[v] != NONE && !s->placed[p->twin[v]])
 			continue;
 		r = s->rank[v];
 		if (last != NONE && e == lam && r < s->rank[last])
 			continue;
-		if (p->kfirst) {
+		if (e + gmax <= s->cap) {
+			/* every clique fits above e */
+		} else if (p->kfirst) {
 			uint32_t f = p->kfirst[v] > ka ? p->kfirst[v] : ka;
 			uint32_t l = p->klast[v] + 1 < kb ? p->klast[v] + 1 : kb;
-			uint64_t a = s->pre[f], b = s->suf[l];
+			uint64_t a, b;
 
+			if (!have_ps) {
+				/* running maxima of rem from either end, once */
+				s->pre[ka] = 0;
+				for (kk = ka; kk < kb; kk++)
+					s->pre[kk + 1] = s->rem[kk] > s->pre[kk] ?
+							 s->rem[kk] : s->pre[kk];
+				s->suf[kb] = 0;
+				for (kk = kb; kk-- > ka;)
+					s->suf[kk] = s->rem[kk] > s->suf[kk + 1] ?
+						     s->rem[kk] : s->suf[kk + 1];
+				have_ps = 1;
+			}
+			a = s->pre[f];
+			b = s->suf[l];
 			if (e + (a > b ? a : b) > s->cap)
 				continue;
-		} else if (e + gmax > s->cap && !graph_level_fits(s, v, e)) {
+		} else if (!graph_level_fits(s, v, e)) {
 			continue;
 		}
 		if (nc == width) {
@@ -733,6 +734,11 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		ce[j] = e;
 		nc++;
 	}
+	if (left == 0)
+		return 1;
+	nm = left;
+	while (nc > 0 && ce[nc - 1] >= min_height)
+		nc--;
 	for (at = 0; at < nc; at++) {
 		uint32_t mark = s->log_n, c, split = 0;
 		uint64_t e = ce[at];
