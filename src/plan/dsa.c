@@ -623,18 +623,22 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 	uint64_t min_height = UINT64_MAX, gmax = 0;
 	uint32_t v, i, j, kk, left = 0, width = s->width;
 	unsigned nc = 0, at;
-	int have_ps = 0;
+	int have_pre = 0;
 
-	/* Each clique's members sit above its top, the level and the lowest
-	 * canonical offset among them. */
-	for (kk = ka; kk < kb; kk++) {
+	/*
+	 * Each clique's members sit above its top, the level and the lowest
+	 * canonical offset among them.  On the way (from the right) the
+	 * running maxima of rem from the right end, for the moves below.
+	 */
+	s->suf[kb] = 0;
+	for (kk = kb; kk-- > ka;) {
 		uint64_t fl, lo = UINT64_MAX, room;
 		uint32_t end;
 
+		s->suf[kk] = s->rem[kk] > s->suf[kk + 1] ? s->rem[kk] :
+			     s->suf[kk + 1];
 		if (s->rem[kk] == 0)
 			continue;
-		if (s->rem[kk] > gmax)
-			gmax = s->rem[kk];
 		fl = s->top[kk] > lam ? s->top[kk] : lam;
 		if (fl + s->rem[kk] > s->cap)
 			return 0;
@@ -655,6 +659,7 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		if (lo > room)
 			return 0;
 	}
+	gmax = s->suf[ka];
 	/*
 	 * One pass over the part: the unplaced members move to the front of
 	 * mem, and only they go on to the moves below (deeper calls permute
@@ -697,17 +702,13 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 			uint32_t l = p->klast[v] + 1 < kb ? p->klast[v] + 1 : kb;
 			uint64_t a, b;
 
-			if (!have_ps) {
-				/* running maxima of rem from either end, once */
+			if (!have_pre) {
+				/* running maxima of rem from the left, once */
 				s->pre[ka] = 0;
 				for (kk = ka; kk < kb; kk++)
 					s->pre[kk + 1] = s->rem[kk] > s->pre[kk] ?
 							 s->rem[kk] : s->pre[kk];
-				s->suf[kb] = 0;
-				for (kk = kb; kk-- > ka;)
-					s->suf[kk] = s->rem[kk] > s->suf[kk + 1] ?
-						     s->rem[kk] : s->suf[kk + 1];
-				have_ps = 1;
+				have_pre = 1;
 			}
 			a = s->pre[f];
 			b = s->suf[l];
