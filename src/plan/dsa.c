@@ -62,6 +62,12 @@ struct problem {
 	/* The priorities the search tries, in turn. */
 	const int *prios;
 	int n_prios;
+	/*
+	 * Bisection stops once the heights left to try are within
+	 * best >> slack_shift of the best and the last target failed for
+	 * want of nodes, not by a whole search (0: it goes on to the grain).
+	 */
+	unsigned slack_shift;
 };
 
 /*
@@ -866,7 +872,7 @@ static int search_improve(const struct problem *p, uint64_t bound,
 	 * tops of sizes, aligned): targets step by grains.
 	 */
 	uint64_t g = p->grain, spent = 0, lo, hi, cap_goal;
-	int rc, first = 1;
+	int rc, first = 1, undecided = 0;
 
 	cap_goal = opt && opt->capacity ? opt->capacity : 0;
 	if (*best <= bound || (cap_goal && *best <= cap_goal))
@@ -879,6 +885,9 @@ static int search_improve(const struct problem *p, uint64_t bound,
 	lo = bound + (g - bound % g) % g;
 	hi = (*best - 1) / g * g;
 	while (lo <= hi && spent < budget && !s.out_of_time) {
+		if (!first && p->slack_shift && undecided &&
+		    hi - lo < *best >> p->slack_shift)
+			break;
 		/* The bound first, then the middle of what is left; with a
 		 * capacity, the capacity itself: any height within it will do. */
 		uint64_t cap = first ? lo : lo + (hi - lo) / g / 2 * g;
@@ -909,6 +918,7 @@ static int search_improve(const struct problem *p, uint64_t bound,
 		} else {
 			lo = cap + g;
 		}
+		undecided = !found && !s.exhausted;
 		first = 0;
 	}
 	*nodes += spent;
@@ -1512,6 +1522,7 @@ static int interval_problem(struct problem *p, uint32_t n,
 	rc = problem_ranks(p, width, early);
 	p->prios = interval_prios;
 	p->n_prios = 3;
+	p->slack_shift = 13;
 out:
 	free(ev);
 	free(live);
