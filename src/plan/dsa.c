@@ -58,7 +58,25 @@ struct problem {
 	uint32_t *kfirst, *klast;
 	uint32_t *twin;      /* identical buffer that must be placed first */
 	uint32_t *rank[N_PRIORITIES];
+	uint64_t *width, *area; /* the priorities' static keys */
+	/* The priorities the search tries, in turn. */
+	const int *prios;
+	int n_prios;
+	/*
+	 * Bisection stops once the heights left to try are within
+	 * best >> slack_shift of the best and the last target failed for
+	 * want of nodes, not by a whole search (0: it goes on to the grain).
+	 */
+	unsigned slack_shift;
 };
+
+/*
+ * Graphs try every priority.  Intervals try the totals first and leave
+ * size-first out: on the challenging suite the totals found every
+ * placement the search found, and a fourth order only slowed the others.
+ */
+static const int graph_prios[N_PRIORITIES] = {0, 1, 2, 3};
+static const int interval_prios[3] = {2, 1, 0};
 
 static void problem_release(struct problem *p)
 {
@@ -74,6 +92,8 @@ static void problem_release(struct problem *p)
 	free(p->kfirst);
 	free(p->klast);
 	free(p->twin);
+	free(p->width);
+	free(p->area);
 	for (i = 0; i < N_PRIORITIES; i++)
 		free(p->rank[i]);
 	memset(p, 0, sizeof(*p));
@@ -148,14 +168,19 @@ static int problem_ranks(struct problem *p, const uint64_t *width,
 {
 	uint32_t n = p->n, v, i;
 	uint64_t *area = malloc((size_t)n * sizeof(*area) + 1);
+	uint64_t *wcopy = malloc((size_t)n * sizeof(*wcopy) + 1);
 	uint32_t *order = malloc((size_t)n * sizeof(*order) + 1);
 	uint64_t *total = calloc((size_t)n + 1, sizeof(*total));
 	const uint64_t *k1[N_PRIORITIES], *k2[N_PRIORITIES], *k3[N_PRIORITIES];
 	int r;
 
 	(void)early;
-	if (!area || !order || !total)
+	if (!area || !order || !total || !wcopy)
 		goto nomem;
+	memcpy(wcopy, width, (size_t)n * sizeof(*wcopy));
+	p->width = wcopy;
+	p->area = area;
+	wcopy = NULL;
 	for (v = 0; v < n; v++) {
 		uint64_t w = width[v] > 0 ? width[v] : 1;
 
@@ -169,6 +194,8 @@ static int problem_ranks(struct problem *p, const uint64_t *width,
 		for (i = p->vk_start[v]; i < p->vk_start[v + 1]; i++)
 			if (p->kweight[p->vk[i]] > total[v])
 				total[v] = p->kweight[p->vk[i]];
+	p->prios = graph_prios;
+	p->n_prios = N_PRIORITIES;
 	k1[0] = width, k2[0] = area, k3[0] = total;
 	k1[1] = total, k2[1] = area, k3[1] = width;
 	k1[2] = total, k2[2] = width, k3[2] = area;
@@ -186,12 +213,13 @@ static int problem_ranks(struct problem *p, const uint64_t *width,
 		for (i = 0; i < n; i++)
 			p->rank[r][order[i]] = i;
 	}
-	free(area);
 	free(order);
 	free(total);
 	return 0;
 nomem:
-	free(area);
+	if (p->area != area)
+		free(area);
+	free(wcopy);
 	free(order);
 	free(total);
 	return CGS_E_NOMEM;
@@ -201,7 +229,13 @@ nomem:
 
 struct search {
 	const struct problem *p;
-	const uint32_t *rank;
+	/*
+	 * The rank of each buffer under priority prio; a part split off
+	 * (intervals) ranks its members again by what is left of them.
+	 */
+	uint32_t *rank;
+	int prio;
+	uint64_t *total;    /* scratch for ranking a part */
 	uint64_t cap;
 	uint8_t *placed;
 	uint64_t *off;
@@ -242,6 +276,8 @@ struct search {
 
 static void search_release(struct search *s)
 {
+	free(s->rank);
+	free(s->total);
 	free(s->placed);
 	free(s->off);
 	free(s->d);
@@ -274,6 +310,8 @@ static int search_init(struct search *s, const struct problem *p)
 	s->p = p;
 	/* Enough for every placement on one path; trail_push grows it if not. */
 	s->trail_cap = (size_t)p->nbr_start[n] + p->vk_start[n] + 1;
+	s->rank = calloc(n + 1, sizeof(*s->rank));
+	s->total = calloc(n + 1, sizeof(*s->total));
 	s->placed = calloc(n + 1, 1);
 	s->off = calloc(n + 1, sizeof(*s->off));
 	s->d = calloc(n + 1, sizeof(*s->d));
@@ -296,7 +334,7 @@ static int search_init(struct search *s, const struct problem *p)
 	s->width = n < WIDTH ? (uint32_t)n + 1 : WIDTH;
 	s->cand = malloc((n + 1) * s->width * sizeof(*s->cand));
 	s->cand_e = malloc((n + 1) * s->width * sizeof(*s->cand_e));
-	if (!s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
+	if (!s->rank || !s->total || !s->placed || !s->off || !s->d || !s->free_nbr || !s->top ||
 	    !s->rem || !s->trail_idx || !s->trail_old || !s->pre || !s->suf ||
 	    !s->log_v || !s->log_mark || !s->cuts || !s->all || !s->cand ||
 	    !s->cand_e || !s->mk || !s->at || !s->back || !s->n_free ||
@@ -309,12 +347,13 @@ static int search_init(struct search *s, const struct problem *p)
 	return 0;
 }
 
-static void search_reset(struct search *s, const uint32_t *rank, uint64_t cap)
+static void search_reset(struct search *s, int prio, uint64_t cap)
 {
 	const struct problem *p = s->p;
 	uint32_t v;
 
-	s->rank = rank;
+	s->prio = prio;
+	memcpy(s->rank, p->rank[prio], (size_t)p->n * sizeof(*s->rank));
 	s->cap = cap;
 	memset(s->placed, 0, p->n);
 	memset(s->d, 0, (size_t)p->n * sizeof(*s->d));
@@ -501,12 +540,56 @@ static void log_undo(struct search *s, uint32_t to)
 static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last);
 
+/*
+ * Rank the ns buffers of sub again under the search's priority, with
+ * their totals taken from what is left unplaced in their cliques: the
+ * part is a problem of its own.  old[0, ns) gets the buffers and
+ * old[ns, 2 ns) their former ranks, for putting them back.
+ */
+static void part_rank(struct search *s, uint32_t *sub, uint32_t ns,
+		      uint32_t *old)
+{
+	const struct problem *p = s->p;
+	uint32_t i, kk;
+
+	for (i = 0; i < ns; i++) {
+		uint32_t v = sub[i];
+		uint64_t t = 0;
+
+		for (kk = p->kfirst[v]; kk <= p->klast[v]; kk++)
+			if (s->rem[kk] > t)
+				t = s->rem[kk];
+		s->total[v] = t;
+	}
+	switch (s->prio) {
+	case 0:
+		sort_key1 = p->width, sort_key2 = p->area, sort_key3 = s->total;
+		break;
+	case 1:
+		sort_key1 = s->total, sort_key2 = p->area, sort_key3 = p->width;
+		break;
+	case 2:
+		sort_key1 = s->total, sort_key2 = p->width, sort_key3 = p->area;
+		break;
+	default:
+		sort_key1 = p->size, sort_key2 = p->width, sort_key3 = s->total;
+		break;
+	}
+	qsort(sub, ns, sizeof(*sub), by_keys_desc);
+	for (i = 0; i < ns; i++) {
+		old[i] = sub[i];
+		old[ns + i] = s->rank[sub[i]];
+		s->rank[sub[i]] = i;
+	}
+}
+
 /* Search every part between the cuts in [ka, kb); 1 when all succeed. */
 static int part_split(struct search *s, uint32_t *mem, uint32_t nm,
 		      uint32_t ka, uint32_t kb)
 {
 	const struct problem *p = s->p;
-	uint32_t *sub = malloc(((size_t)nm + 1) * sizeof(*sub));
+	uint32_t *sub = malloc(3 * ((size_t)nm + 1) * sizeof(*sub));
+	uint32_t *old = sub + nm + 1;
 	uint32_t a = ka, c, i, ns;
 	int r = 1;
 
@@ -524,8 +607,12 @@ static int part_split(struct search *s, uint32_t *mem, uint32_t nm,
 			    p->klast[v] >= a)
 				sub[ns++] = v;
 		}
-		if (ns > 0)
+		if (ns > 0) {
+			part_rank(s, sub, ns, old);
 			r = part_dfs(s, sub, ns, a, c + 1, 0, NONE);
+			for (i = 0; i < ns; i++)
+				s->rank[old[i]] = old[ns + i];
+		}
 		a = c + 1;
 	}
 	free(sub);
@@ -542,37 +629,20 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 	uint64_t min_height = UINT64_MAX, gmax = 0;
 	uint32_t v, i, j, kk, left = 0, width = s->width;
 	unsigned nc = 0, at;
+	int have_pre = 0;
 
 	/*
-	 * The unplaced members move to the front of mem, and only they go
-	 * on to the moves below: deeper calls permute mem[0, left) and undo
-	 * their placements, so the set is whole again when they return.
+	 * Each clique's members sit above its top, the level and the lowest
+	 * canonical offset among them.  On the way (from the right) the
+	 * running maxima of rem from the right end, for the moves below.
 	 */
-	for (i = 0; i < nm; i++) {
-		uint64_t e;
-
-		v = mem[i];
-		if (s->placed[v])
-			continue;
-		mem[i] = mem[left];
-		mem[left++] = v;
-		e = s->d[v];
-		if (e + p->size[v] > s->cap)
-			return 0; /* d only grows */
-		if (e < lam && s->free_nbr[v] == 0)
-			return 0; /* stuck below the level */
-		if (e + p->size[v] < min_height)
-			min_height = e + p->size[v];
-	}
-	if (left == 0)
-		return 1;
-	nm = left;
-	/* Each clique's members sit above its top, the level and the lowest
-	 * canonical offset among them. */
-	for (kk = ka; kk < kb; kk++) {
+	s->suf[kb] = 0;
+	for (kk = kb; kk-- > ka;) {
 		uint64_t fl, lo = UINT64_MAX, room;
 		uint32_t end;
 
+		s->suf[kk] = s->rem[kk] > s->suf[kk + 1] ? s->rem[kk] :
+			     s->suf[kk + 1];
 		if (s->rem[kk] == 0)
 			continue;
 		fl = s->top[kk] > lam ? s->top[kk] : lam;
@@ -595,43 +665,62 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		if (lo > room)
 			return 0;
 	}
-	if (p->kfirst) {
-		s->pre[ka] = 0;
-		for (kk = ka; kk < kb; kk++)
-			s->pre[kk + 1] = s->rem[kk] > s->pre[kk] ?
-					 s->rem[kk] : s->pre[kk];
-		s->suf[kb] = 0;
-		for (kk = kb; kk-- > ka;)
-			s->suf[kk] = s->rem[kk] > s->suf[kk + 1] ?
-				     s->rem[kk] : s->suf[kk + 1];
-	} else {
-		for (kk = ka; kk < kb; kk++)
-			if (s->rem[kk] > gmax)
-				gmax = s->rem[kk];
-	}
+	gmax = s->suf[ka];
+	/*
+	 * One pass over the part: the unplaced members move to the front of
+	 * mem, and only they go on to the moves below (deeper calls permute
+	 * mem[0, left) and undo their placements, so the set is whole again
+	 * when they return); the lowest top they can reach; and the
+	 * candidates, best first, those at or above that top dropped at the
+	 * end (ordered by offset, they are a suffix).
+	 */
 	for (i = 0; i < nm; i++) {
-		uint64_t e;
+		uint64_t e, h;
 		uint32_t r;
 
 		v = mem[i];
 		if (s->placed[v])
 			continue;
+		mem[i] = mem[left];
+		mem[left++] = v;
 		e = s->d[v];
-		if (e < lam || e >= min_height)
+		h = e + p->size[v];
+		if (h > s->cap)
+			return 0; /* d only grows */
+		if (h < min_height)
+			min_height = h;
+		if (e < lam) {
+			if (s->free_nbr[v] == 0)
+				return 0; /* stuck below the level */
+			continue;
+		}
+		if (e >= min_height)
 			continue;
 		if (p->twin[v] != NONE && !s->placed[p->twin[v]])
 			continue;
 		r = s->rank[v];
 		if (last != NONE && e == lam && r < s->rank[last])
 			continue;
-		if (p->kfirst) {
+		if (e + gmax <= s->cap) {
+			/* every clique fits above e */
+		} else if (p->kfirst) {
 			uint32_t f = p->kfirst[v] > ka ? p->kfirst[v] : ka;
 			uint32_t l = p->klast[v] + 1 < kb ? p->klast[v] + 1 : kb;
-			uint64_t a = s->pre[f], b = s->suf[l];
+			uint64_t a, b;
 
+			if (!have_pre) {
+				/* running maxima of rem from the left, once */
+				s->pre[ka] = 0;
+				for (kk = ka; kk < kb; kk++)
+					s->pre[kk + 1] = s->rem[kk] > s->pre[kk] ?
+							 s->rem[kk] : s->pre[kk];
+				have_pre = 1;
+			}
+			a = s->pre[f];
+			b = s->suf[l];
 			if (e + (a > b ? a : b) > s->cap)
 				continue;
-		} else if (e + gmax > s->cap && !graph_level_fits(s, v, e)) {
+		} else if (!graph_level_fits(s, v, e)) {
 			continue;
 		}
 		if (nc == width) {
@@ -652,6 +741,11 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		ce[j] = e;
 		nc++;
 	}
+	if (left == 0)
+		return 1;
+	nm = left;
+	while (nc > 0 && ce[nc - 1] >= min_height)
+		nc--;
 	for (at = 0; at < nc; at++) {
 		uint32_t mark = s->log_n, c, split = 0;
 		uint64_t e = ce[at];
@@ -741,13 +835,13 @@ static int search_decide(struct search *s, uint64_t cap, uint64_t share,
 
 	while (!found && used < share && !s->out_of_time) {
 		limit *= 2;
-		for (r = 0; r < N_PRIORITIES && !found && used < share &&
+		for (r = 0; r < s->p->n_prios && !found && used < share &&
 			    !s->out_of_time; r++) {
 			uint64_t before = s->nodes, run = limit;
 
 			if (run > share - used)
 				run = share - used;
-			search_reset(s, s->p->rank[r], cap);
+			search_reset(s, s->p->prios[r], cap);
 			found = search_run(s, run);
 			used += s->nodes - before;
 			/* A whole tree searched: no other order finds more. */
@@ -778,7 +872,7 @@ static int search_improve(const struct problem *p, uint64_t bound,
 	 * tops of sizes, aligned): targets step by grains.
 	 */
 	uint64_t g = p->grain, spent = 0, lo, hi, cap_goal;
-	int rc, first = 1;
+	int rc, first = 1, undecided = 0;
 
 	cap_goal = opt && opt->capacity ? opt->capacity : 0;
 	if (*best <= bound || (cap_goal && *best <= cap_goal))
@@ -791,6 +885,9 @@ static int search_improve(const struct problem *p, uint64_t bound,
 	lo = bound + (g - bound % g) % g;
 	hi = (*best - 1) / g * g;
 	while (lo <= hi && spent < budget && !s.out_of_time) {
+		if (!first && p->slack_shift && undecided &&
+		    hi - lo < *best >> p->slack_shift)
+			break;
 		/* The bound first, then the middle of what is left; with a
 		 * capacity, the capacity itself: any height within it will do. */
 		uint64_t cap = first ? lo : lo + (hi - lo) / g / 2 * g;
@@ -799,6 +896,12 @@ static int search_improve(const struct problem *p, uint64_t bound,
 
 		if (cap_goal && cap_goal > lo)
 			cap = cap_goal < hi ? cap_goal / g * g : hi;
+		/*
+		 * A capacity the bound allows is a yes-or-no question: it gets
+		 * the whole budget (a height above it would fail anyway).
+		 */
+		if (first && cap_goal && cap_goal >= lo)
+			share = budget;
 		if (share < 1000)
 			share = budget - spent;
 		found = search_decide(&s, cap, share, &spent);
@@ -815,6 +918,7 @@ static int search_improve(const struct problem *p, uint64_t bound,
 		} else {
 			lo = cap + g;
 		}
+		undecided = !found && !s.exhausted;
 		first = 0;
 	}
 	*nodes += spent;
@@ -1416,6 +1520,9 @@ static int interval_problem(struct problem *p, uint32_t n,
 		early[v] = early_key(lower[v]);
 	}
 	rc = problem_ranks(p, width, early);
+	p->prios = interval_prios;
+	p->n_prios = 3;
+	p->slack_shift = 13;
 out:
 	free(ev);
 	free(live);
@@ -1808,7 +1915,7 @@ int cgs_dsa_pack_graph(const struct cgs_graph *g, const uint64_t *size,
 			}
 			if (rc || n > CGS_DSA_SEARCH_MAX)
 				continue;
-			search_reset(&s, p.rank[r], (uint64_t)INT64_MAX);
+			search_reset(&s, (int)r, (uint64_t)INT64_MAX);
 			dive = search_run(&s, 64 * (uint64_t)n + 1024);
 			if (dive < 0)
 				rc = CGS_E_NOMEM;

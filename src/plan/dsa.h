@@ -28,10 +28,14 @@
  *      clique's remaining bytes no longer fit under the target, when a
  *      buffer could fit below the offset chosen (a gap), or when a buffer
  *      can no longer be placed.  For intervals, a time that no unplaced
- *      buffer crosses splits the search into parts searched apart.  It
- *      asks for the capacity or the bound first, then bisects between the
- *      bound and the best height found, trying four priorities per target
- *      with node limits that double.
+ *      buffer crosses splits the search into parts searched apart, each
+ *      with its buffers ranked again by the cliques' bytes left.  It asks
+ *      for the capacity (with the whole budget) or the bound first, then
+ *      bisects between the bound and the best height found, trying the
+ *      priorities in turn per target with node limits that double (four
+ *      for graphs; for intervals the three led by the heaviest clique,
+ *      and the bisection stops within 1/8192 of the best once a target
+ *      ran out of nodes).
  *
  * Results are deterministic: the search is limited by a node budget, not
  * by the clock, unless opt->time_limit is set (then a slower machine may
