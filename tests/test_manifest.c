@@ -97,10 +97,12 @@ static void fixture_rank(struct cgs_rank_plan *rp, uint32_t rank)
 	rp->arenas = calloc(2, sizeof(struct cgs_arena));
 	rp->arenas[0] = (struct cgs_arena){CGS_ARENA_SAVED, FX_SAVED * 1024};
 	rp->arenas[1] = (struct cgs_arena){CGS_ARENA_USER_GRAD, FX_UG * 512};
-	rp->saved_stats = (struct cgs_role_stats){FX_SAVED, FX_SAVED, 2,
-						  FX_SAVED * 1024, 4096, 2};
-	rp->user_grad_stats = (struct cgs_role_stats){FX_UG, FX_UG, 2,
-						      FX_UG * 512, 1024, 2};
+	rp->saved_stats = (struct cgs_role_stats){
+		.frames = FX_SAVED, .colours = FX_SAVED, .colour_lower_bound = 2,
+		.bytes = FX_SAVED * 1024, .lower_bound_bytes = 4096};
+	rp->user_grad_stats = (struct cgs_role_stats){
+		.frames = FX_UG, .colours = FX_UG, .colour_lower_bound = 2,
+		.bytes = FX_UG * 512, .lower_bound_bytes = 1024};
 	rp->bytes = FX_SAVED * 1024 + FX_UG * 512;
 	rp->lower_bound_bytes = 5120;
 	rp->bytes_without_sharing = 2 * rp->bytes;
@@ -1257,8 +1259,9 @@ static void wide_round_trip(uint32_t vpp, unsigned want_width)
 	rp.arenas = calloc(2, sizeof(struct cgs_arena));
 	rp.arenas[0] = (struct cgs_arena){CGS_ARENA_SAVED, 256ull * vpp};
 	rp.arenas[1] = (struct cgs_arena){CGS_ARENA_USER_GRAD, 256ull * vpp};
-	rp.saved_stats = (struct cgs_role_stats){vpp, vpp, 1, 256ull * vpp, 256,
-					     1};
+	rp.saved_stats = (struct cgs_role_stats){
+		.frames = vpp, .colours = vpp, .colour_lower_bound = 1,
+		.bytes = 256ull * vpp, .lower_bound_bytes = 256};
 	rp.user_grad_stats = rp.saved_stats;
 	rp.bytes = 512ull * vpp;
 	rp.n_graphs = 2 * vpp;

@@ -38,6 +38,8 @@ struct kind_view {
 	uint64_t clique_lower;
 	uint64_t align;
 	uint64_t dsa_nodes;           /* search budget of the engine; 0: none */
+	/* nodes for the heaviest clique of items by their bytes; 0: none */
+	uint64_t clique_nodes;
 };
 
 struct pack_key {
@@ -144,12 +146,11 @@ static int colour_regions_bytes(const struct kind_view *kv,
  * CGS_E_* code.
  */
 static int pack_engine(const struct kind_view *kv, const struct cgs_graph *g,
-		       const uint64_t *size, uint64_t *off, uint64_t *total)
+		       const uint64_t *size, uint64_t floor, uint64_t *off,
+		       uint64_t *total)
 {
-	struct cgs_dsa_options opt = {
-		.lower = kv->clique_lower > kv->lower ? kv->clique_lower
-						      : kv->lower,
-		.node_budget = kv->dsa_nodes};
+	struct cgs_dsa_options opt = {.lower = floor,
+				      .node_budget = kv->dsa_nodes};
 	struct cgs_dsa_result res;
 	uint64_t *align;
 	uint32_t i;
@@ -176,6 +177,47 @@ static int pack_engine(const struct kind_view *kv, const struct cgs_graph *g,
 	return 1;
 }
 
+static uint64_t gcd64(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
+/*
+ * The heaviest clique of items by their bytes that a bounded search
+ * finds (the items pairwise conflict, so no layout is lower), stopping
+ * at `upper`; 0 when the weights do not fit the search's 32 bits or
+ * memory runs out (no bound is no error: the layout stands).
+ */
+static uint64_t item_clique_bytes(const struct kind_view *kv,
+				  const uint64_t *size, uint64_t upper)
+{
+	uint32_t n = kv->items->n, i, *weight;
+	uint64_t grain = 0, left = kv->clique_nodes, biggest = 0;
+	int64_t w;
+
+	for (i = 0; i < n; i++) {
+		grain = gcd64(grain, size[i]);
+		if (size[i] > biggest)
+			biggest = size[i];
+	}
+	if (grain == 0 || biggest / grain > UINT32_MAX)
+		return 0;
+	weight = malloc(((uint64_t)n + 1) * sizeof(*weight));
+	if (!weight)
+		return 0;
+	for (i = 0; i < n; i++)
+		weight[i] = (uint32_t)(size[i] / grain);
+	w = cgs_clique_max(kv->items, weight, 0, upper / grain, &left);
+	free(weight);
+	return w > 0 ? (uint64_t)w * grain : 0;
+}
+
 /*
  * Lay out one frame kind for the given frame sizes: the best of several
  * first-fit orders over items and of a first-fit over single frames
@@ -187,8 +229,11 @@ static int pack_engine(const struct kind_view *kv, const struct cgs_graph *g,
  */
 static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 		       uint64_t *frame_offset, uint64_t *bytes,
-		       uint64_t *colour_bytes)
+		       uint64_t *colour_bytes, uint64_t *floor_out)
 {
+	/* no layout of this graph is lower (the engine's target) */
+	uint64_t floor = kv->clique_lower > kv->lower ? kv->clique_lower
+						      : kv->lower, clique;
 	uint32_t n = kv->items->n, i, f, t, best_t = 0;
 	uint64_t *size = calloc(n + 1, sizeof(*size));
 	/* one row per first-fit order and one for the engine */
@@ -244,16 +289,20 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 	}
 	/* single frames colour by colour, or items that are single frames */
 	assert(best <= *colour_bytes);
+	if (kv->clique_nodes && best > floor) {
+		clique = item_clique_bytes(kv, size, best);
+		if (clique > floor)
+			floor = clique;
+	}
 	/*
 	 * The engine searches for what first-fit left above the bound, when
 	 * that is more than half a percent: below, its conflict lists cost
 	 * more time than the bytes are worth.
 	 */
-	if (kv->dsa_nodes && best - best / 200 > kv->lower &&
-	    best > kv->clique_lower) {
+	if (kv->dsa_nodes && best - best / 200 > kv->lower && best > floor) {
 		uint64_t *eoff = off + (uint64_t)ITEM_ORDERS * n;
 
-		rc = pack_engine(kv, kv->items, size, eoff, &total);
+		rc = pack_engine(kv, kv->items, size, floor, eoff, &total);
 		if (rc < 0)
 			goto out;
 		if (rc == 1 && total < best) {
@@ -266,10 +315,9 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 		 * graph and sizes again: the engine would repeat itself.
 		 */
 		if (kv->frames && kv->n_frames > kv->items->n &&
-		    best - best / 200 > kv->lower &&
-		    best > kv->clique_lower) {
-			rc = pack_engine(kv, kv->frames, frame_size, eoff_frames,
-					 &total);
+		    best - best / 200 > kv->lower && best > floor) {
+			rc = pack_engine(kv, kv->frames, frame_size, floor,
+					 eoff_frames, &total);
 			if (rc < 0)
 				goto out;
 			if (rc == 1 && total < best) {
@@ -281,6 +329,8 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 		}
 	}
 	*bytes = best;
+	if (floor_out)
+		*floor_out = floor < best ? floor : best;
 	for (i = 0; frame_offset && i < n; i++) {
 		uint64_t at = off[(uint64_t)best_t * n + i];
 
@@ -324,6 +374,7 @@ static int bytes_without_sharing(struct cgs_rank_work *x,
 	struct kind_view saved_ff = *saved_view, grad_ff = *grad_view;
 
 	saved_ff.dsa_nodes = grad_ff.dsa_nodes = 0;
+	saved_ff.clique_nodes = grad_ff.clique_nodes = 0;
 	saved_view = &saved_ff;
 	grad_view = &grad_ff;
 	*without = 0;
@@ -335,14 +386,16 @@ static int bytes_without_sharing(struct cgs_rank_work *x,
 				(uint64_t)v * x->layers_total +
 				x->layer_base[fr->chunk] + fr->layer];
 		}
-		rc = kind_layout(saved_view, size, NULL, &bytes, &colour_bytes);
+		rc = kind_layout(saved_view, size, NULL, &bytes, &colour_bytes,
+				 NULL);
 		if (rc)
 			return rc;
 		*without += bytes;
 		for (g = 0; g < x->n_groups; g++)
 			size[g] = x->variant_grad_bytes[(uint64_t)v * x->chunks +
 							g / x->slots];
-		rc = kind_layout(grad_view, size, NULL, &bytes, &colour_bytes);
+		rc = kind_layout(grad_view, size, NULL, &bytes, &colour_bytes,
+				 NULL);
 		if (rc)
 			return rc;
 		*without += bytes;
@@ -382,14 +435,16 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		.item_first = x->group_first, .birth = x->group_birth,
 		.colour = x->saved_colour, .n_frames = rp->n_saved,
 		.lower = rp->saved_stats.lower_bound_bytes,
-		.align = x->align, .dsa_nodes = x->opt->pack_budget};
+		.align = x->align, .dsa_nodes = x->opt->pack_budget,
+		.clique_nodes = x->opt->colour_budget};
 	/* gradient frames are their own items: BY_COLOUR is per frame */
 	struct kind_view grad_view = {
 		.items = &x->grad_conflicts, .item_first = x->grad_first,
 		.birth = x->grad_birth, .colour = x->grad_colour,
 		.n_frames = x->n_groups,
 		.lower = rp->user_grad_stats.lower_bound_bytes,
-		.align = x->align, .dsa_nodes = x->opt->pack_budget};
+		.align = x->align, .dsa_nodes = x->opt->pack_budget,
+		.clique_nodes = x->opt->colour_budget};
 	int rc = CGS_E_NOMEM;
 
 	if (!size || !offset)
@@ -403,7 +458,7 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 	saved_view.clique_lower = clique_bytes(&rp->saved_stats, size,
 					       rp->n_saved);
 	rc = kind_layout(&saved_view, size, offset, &rp->saved_stats.bytes,
-			 &saved_colour_bytes);
+			 &saved_colour_bytes, &rp->saved_stats.floor_bytes);
 	if (rc)
 		goto out;
 	for (g = 0; g < rp->n_saved; g++)
@@ -413,7 +468,7 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 	grad_view.clique_lower = clique_bytes(&rp->user_grad_stats, size,
 					      x->n_groups);
 	rc = kind_layout(&grad_view, size, offset, &rp->user_grad_stats.bytes,
-			 &grad_colour_bytes);
+			 &grad_colour_bytes, &rp->user_grad_stats.floor_bytes);
 	if (rc)
 		goto out;
 	for (g = 0; g < x->n_groups; g++)

@@ -333,22 +333,6 @@ static void rank_work_start(struct trial_pool *pool, struct cgs_rank_plan *rp,
 	};
 }
 
-/* A frame kind's bound in a plan: its heaviest live set, or the
- * colouring's clique times its smallest frame, whichever is larger. */
-static uint64_t kind_bound(const struct cgs_role_stats *st,
-			   const struct cgs_frame *frame, uint32_t n)
-{
-	uint64_t smallest = UINT64_MAX, clique = 0;
-	uint32_t i;
-
-	for (i = 0; i < n; i++)
-		if (frame[i].bytes < smallest)
-			smallest = frame[i].bytes;
-	if (n && smallest <= UINT64_MAX / (st->colours_floor + 1))
-		clique = smallest * st->colours_floor;
-	return clique > st->lower_bound_bytes ? clique : st->lower_bound_bytes;
-}
-
 /*
  * No layout of this plan's conflicts (its ring and slot map) takes fewer
  * bytes: the packing engine can bring a first-fit plan down to it at
@@ -356,9 +340,7 @@ static uint64_t kind_bound(const struct cgs_role_stats *st,
  */
 static uint64_t plan_bound(const struct cgs_rank_plan *rp)
 {
-	return kind_bound(&rp->saved_stats, rp->saved, rp->n_saved) +
-	       kind_bound(&rp->user_grad_stats, rp->user_grad,
-			  rp->n_user_grad);
+	return rp->saved_stats.floor_bytes + rp->user_grad_stats.floor_bytes;
 }
 
 /* Plan the ring of t with `map` (taken over) and options opt into *mapped. */

@@ -61,6 +61,13 @@ struct cgs_role_stats {
 	 * more colours than its largest clique).  Not in the manifest.
 	 */
 	uint32_t colours_floor;
+	/*
+	 * No layout of these conflicts takes fewer bytes (at most `bytes`):
+	 * the heaviest live set, the proven colours times the smallest
+	 * frame, or the heaviest clique of conflicting frames found by
+	 * their bytes, whichever is largest.  Not in the manifest.
+	 */
+	uint64_t floor_bytes;
 };
 
 struct cgs_rank_plan {
