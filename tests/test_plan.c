@@ -650,6 +650,55 @@ START_TEST(exact_colouring_improves)
 }
 END_TEST
 
+START_TEST(tabu_colouring)
+{
+	struct cgs_graph g;
+	uint32_t col[12], before[12], i, a, b;
+	uint64_t budget = 5000;
+
+	/*
+	 * a 12-cycle with chords i -- i+2 (even i) has triangles and needs
+	 * 3 colours; start from 12 and ask for 3: colours from 3 up are
+	 * drawn anew
+	 */
+	ck_assert_int_eq(cgs_graph_init(&g, 12), 0);
+	for (i = 0; i < 12; i++)
+		add_edge(&g, i, (i + 1) % 12);
+	for (i = 0; i < 12; i += 2)
+		add_edge(&g, i, (i + 2) % 12);
+	for (i = 0; i < 12; i++)
+		col[i] = i;
+	ck_assert_int_eq(cgs_colour_tabu(&g, 3, col, &budget), 1);
+	assert_proper(&g, col);
+	for (i = 0; i < 12; i++)
+		ck_assert_uint_lt(col[i], 3);
+	ck_assert_uint_gt(budget, 0);
+	/*
+	 * 2 colours are impossible (0, 1, 2 is a triangle): the budget is
+	 * spent and the colouring left as it was
+	 */
+	ck_assert_int_eq(cgs_graph_edge(&g, 0, 2), 1);
+	memcpy(before, col, sizeof(col));
+	budget = 300;
+	ck_assert_int_eq(cgs_colour_tabu(&g, 2, col, &budget), 0);
+	ck_assert_uint_eq(budget, 0);
+	ck_assert_mem_eq(col, before, sizeof(col));
+	cgs_graph_release(&g);
+	/* a complete graph on 5 vertices needs 5 */
+	ck_assert_int_eq(cgs_graph_init(&g, 5), 0);
+	for (a = 0; a < 5; a++)
+		for (b = a + 1; b < 5; b++)
+			add_edge(&g, a, b);
+	for (i = 0; i < 5; i++)
+		col[i] = i;
+	budget = 100;
+	ck_assert_int_eq(cgs_colour_tabu(&g, 4, col, &budget), 0);
+	budget = 100;
+	ck_assert_int_eq(cgs_colour_tabu(&g, 5, col, &budget), 1);
+	cgs_graph_release(&g);
+}
+END_TEST
+
 START_TEST(clique_search)
 {
 	struct cgs_graph g;
@@ -1040,6 +1089,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, slot_map_saves_bytes);
 		tcase_add_test(tc, checker_catches_unsafe_map);
 		tcase_add_test(tc, exact_colouring_improves);
+		tcase_add_test(tc, tabu_colouring);
 		tcase_add_test(tc, clique_search);
 		tcase_add_test(tc, first_fit);
 		tcase_add_loop_test(tc, random_plans, 0, 5);

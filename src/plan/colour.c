@@ -78,6 +78,22 @@ static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 		if (k < 0)
 			return k;
 	}
+	/*
+	 * Above the clique and not proven: tabu search for one colour fewer
+	 * at a time, while it finds them within the budget
+	 */
+	while (!proven && (int64_t)k > clique &&
+	       (uint64_t)g->n * (uint64_t)k <= CGS_EXACT_MAX_CELLS) {
+		int found;
+
+		left = budget;
+		found = cgs_colour_tabu(g, (uint32_t)k - 1, colour, &left);
+		if (found < 0)
+			return found;
+		if (!found)
+			break;
+		k--;
+	}
 	st->frames = g->n;
 	st->colours = (uint32_t)k;
 	st->colour_lower_bound = (uint32_t)clique;

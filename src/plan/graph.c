@@ -433,3 +433,147 @@ int cgs_pack_first_fit(const struct cgs_graph *g, const uint64_t *size,
 	free(by_offset);
 	return 0;
 }
+
+/*
+ * Tabu search for a k-colouring (the local search of Hertz and de Werra):
+ * every vertex keeps a colour, a move recolours one vertex in conflict,
+ * the move that removes the most conflicts wins unless it undoes a recent
+ * move (then only if it reaches a new best), and an undone move stays
+ * forbidden for a tenure that grows with the conflicts left.  gamma[v][c]
+ * counts v's neighbours of colour c.  The generator is seeded from the
+ * graph's size and k, so the result depends on the graph alone.
+ */
+struct tabu {
+	const struct cgs_graph *g;
+	uint32_t n, k;
+	uint32_t *col;
+	uint32_t *gamma;         /* n * k */
+	uint64_t *tabu_until;    /* n * k: iteration a move is allowed again */
+	uint32_t *in_conflict;   /* vertices with a neighbour of their colour */
+	uint32_t *where;         /* position in in_conflict, or UINT32_MAX */
+	uint32_t n_conflict;
+	uint64_t conflicts;      /* edges whose ends share a colour */
+	uint64_t rng;
+};
+
+static uint32_t tabu_random(struct tabu *t, uint32_t bound)
+{
+	/* xorshift64*: fast, and the same on every machine */
+	t->rng ^= t->rng >> 12;
+	t->rng ^= t->rng << 25;
+	t->rng ^= t->rng >> 27;
+	return (uint32_t)(((t->rng * 2685821657736338717ull) >> 33) % bound);
+}
+
+static void tabu_mark(struct tabu *t, uint32_t v)
+{
+	int bad = t->gamma[(uint64_t)v * t->k + t->col[v]] > 0;
+
+	if (bad && t->where[v] == UINT32_MAX) {
+		t->where[v] = t->n_conflict;
+		t->in_conflict[t->n_conflict++] = v;
+	} else if (!bad && t->where[v] != UINT32_MAX) {
+		uint32_t last = t->in_conflict[--t->n_conflict];
+
+		t->in_conflict[t->where[v]] = last;
+		t->where[last] = t->where[v];
+		t->where[v] = UINT32_MAX;
+	}
+}
+
+static void tabu_recolour(struct tabu *t, uint32_t v, uint32_t c)
+{
+	uint32_t old = t->col[v], u;
+
+	t->conflicts -= t->gamma[(uint64_t)v * t->k + old];
+	t->conflicts += t->gamma[(uint64_t)v * t->k + c];
+	t->col[v] = c;
+	FOR_EACH_BIT(cgs_graph_row(t->g, v), t->g->words, u) {
+		t->gamma[(uint64_t)u * t->k + old]--;
+		t->gamma[(uint64_t)u * t->k + c]++;
+		tabu_mark(t, u);
+	}
+	tabu_mark(t, v);
+}
+
+int cgs_colour_tabu(const struct cgs_graph *g, uint32_t k, uint32_t *colour,
+		    uint64_t *budget)
+{
+	struct tabu t = {.g = g, .n = g->n, .k = k,
+			 .rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)g->n << 20) ^ k};
+	uint64_t it, cells = (uint64_t)g->n * k;
+	uint32_t v, u;
+	int rc = 0;
+
+	if (g->n == 0 || k == 0)
+		return g->n == 0;
+	t.col = malloc(g->n * sizeof(*t.col));
+	t.gamma = calloc(cells, sizeof(*t.gamma));
+	t.tabu_until = calloc(cells, sizeof(*t.tabu_until));
+	t.in_conflict = malloc(g->n * sizeof(*t.in_conflict));
+	t.where = malloc(g->n * sizeof(*t.where));
+	if (!t.col || !t.gamma || !t.tabu_until || !t.in_conflict || !t.where) {
+		rc = CGS_E_NOMEM;
+		goto out;
+	}
+	/* start from the given colouring, colours k and above drawn anew */
+	for (v = 0; v < g->n; v++) {
+		t.col[v] = colour[v] < k ? colour[v] : tabu_random(&t, k);
+		t.where[v] = UINT32_MAX;
+	}
+	for (v = 0; v < g->n; v++)
+		FOR_EACH_BIT(cgs_graph_row(g, v), g->words, u)
+			t.gamma[(uint64_t)v * k + t.col[u]]++;
+	for (v = 0; v < g->n; v++) {
+		t.conflicts += t.gamma[(uint64_t)v * k + t.col[v]];
+		tabu_mark(&t, v);
+	}
+	t.conflicts /= 2;
+	for (it = 1; t.conflicts > 0 && *budget > 0; it++) {
+		uint32_t i, c, best_v = UINT32_MAX, best_c = 0, ties = 0;
+		int64_t best = INT64_MAX;
+
+		(*budget)--;
+		for (i = 0; i < t.n_conflict; i++) {
+			uint32_t w = t.in_conflict[i];
+			const uint32_t *gw = t.gamma + (uint64_t)w * k;
+
+			for (c = 0; c < k; c++) {
+				int64_t d = (int64_t)gw[c] - gw[t.col[w]];
+
+				if (c == t.col[w])
+					continue;
+				/* a forbidden move only when it ends every conflict */
+				if (t.tabu_until[(uint64_t)w * k + c] > it &&
+				    (int64_t)t.conflicts + d > 0)
+					continue;
+				if (d < best) {
+					best = d;
+					best_v = w;
+					best_c = c;
+					ties = 1;
+				} else if (d == best &&
+					   tabu_random(&t, ++ties) == 0) {
+					best_v = w;
+					best_c = c;
+				}
+			}
+		}
+		if (best_v == UINT32_MAX)
+			continue;   /* every move forbidden: wait a step */
+		t.tabu_until[(uint64_t)best_v * k + t.col[best_v]] =
+			it + 1 + tabu_random(&t, 10) + t.n_conflict * 6 / 10;
+		tabu_recolour(&t, best_v, best_c);
+	}
+	if (t.conflicts == 0) {
+		memcpy(colour, t.col, g->n * sizeof(*colour));
+		rc = 1;
+	}
+out:
+	free(t.col);
+	free(t.gamma);
+	free(t.tabu_until);
+	free(t.in_conflict);
+	free(t.where);
+	return rc;
+}

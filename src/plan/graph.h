@@ -73,6 +73,16 @@ int cgs_colour_exact(const struct cgs_graph *g, uint32_t lower, uint32_t k,
 		     uint32_t *colour, uint64_t *budget, int *proven);
 
 /*
+ * A proper colouring with k colours by tabu search from the colouring in
+ * colour[] (colours >= k drawn anew), within *budget moves, which it
+ * decrements.  Returns 1 and rewrites colour[] when it found one, 0 when
+ * the budget ran out first (colour[] unchanged), or CGS_E_NOMEM.
+ * Deterministic: the same graph, start and budget give the same result.
+ */
+int cgs_colour_tabu(const struct cgs_graph *g, uint32_t k, uint32_t *colour,
+		    uint64_t *budget);
+
+/*
  * The weight of the heaviest clique found by a bounded branch and bound
  * (greedy-colouring bound); weight may be NULL for 1 per vertex.  The
  * result is at least `known` (a clique the caller already has).  Stops as
