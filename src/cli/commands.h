@@ -61,7 +61,7 @@ int cgs_cmd_pack(int argc, char **argv);
 	"                     (slots: {per_rank: true})\n" \
 	"  --slot-maps        try a slot map per microbatch count instead of\n" \
 	"                     k mod S on every ring; keep it where it saves\n" \
-	"                     bytes (slots: {map: true}); not compiled yet\n" \
+	"                     bytes (slots: {map: true}); no extra graphs\n" \
 	"  --explore-slots    print each rank's bytes and graphs for every\n" \
 	"                     ring tried (up to twice the smallest without\n" \
 	"                     --max-slots) instead of the plan\n" \
