@@ -80,13 +80,13 @@ static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 	}
 	/*
 	 * Above the clique and not proven: tabu search for one colour fewer
-	 * at a time, while it finds them within the budget
+	 * at a time, while it finds them within one budget for all tries
 	 */
-	while (!proven && (int64_t)k > clique &&
+	left = budget;
+	while (!proven && (int64_t)k > clique && left > 0 &&
 	       (uint64_t)g->n * (uint64_t)k <= CGS_EXACT_MAX_CELLS) {
 		int found;
 
-		left = budget;
 		found = cgs_colour_tabu(g, (uint32_t)k - 1, colour, &left);
 		if (found < 0)
 			return found;

@@ -532,8 +532,10 @@ int cgs_colour_tabu(const struct cgs_graph *g, uint32_t k, uint32_t *colour,
 	for (it = 1; t.conflicts > 0 && *budget > 0; it++) {
 		uint32_t i, c, best_v = UINT32_MAX, best_c = 0, ties = 0;
 		int64_t best = INT64_MAX;
+		/* a move scans the vertices in conflict times the colours */
+		uint64_t cost = 1 + (uint64_t)t.n_conflict * k / 1024;
 
-		(*budget)--;
+		*budget -= cost < *budget ? cost : *budget;
 		for (i = 0; i < t.n_conflict; i++) {
 			uint32_t w = t.in_conflict[i];
 			const uint32_t *gw = t.gamma + (uint64_t)w * k;

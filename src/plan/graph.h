@@ -74,8 +74,9 @@ int cgs_colour_exact(const struct cgs_graph *g, uint32_t lower, uint32_t k,
 
 /*
  * A proper colouring with k colours by tabu search from the colouring in
- * colour[] (colours >= k drawn anew), within *budget moves, which it
- * decrements.  Returns 1 and rewrites colour[] when it found one, 0 when
+ * colour[] (colours >= k drawn anew), within *budget units of work, which
+ * it decrements (a move costs 1 plus the vertices in conflict times k
+ * over 1024).  Returns 1 and rewrites colour[] when it found one, 0 when
  * the budget ran out first (colour[] unchanged), or CGS_E_NOMEM.
  * Deterministic: the same graph, start and budget give the same result.
  */
