@@ -99,17 +99,6 @@ static void problem_release(struct problem *p)
 	memset(p, 0, sizeof(*p));
 }
 
-static uint64_t gcd(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /* Members of every clique (from the cliques of every buffer) and grain. */
 static int problem_members(struct problem *p)
 {
@@ -132,7 +121,7 @@ static int problem_members(struct problem *p)
 	free(fill);
 	p->grain = 0;
 	for (v = 0; v < p->n; v++)
-		p->grain = gcd(gcd(p->grain, p->size[v]), p->align[v]);
+		p->grain = cgs_gcd(cgs_gcd(p->grain, p->size[v]), p->align[v]);
 	if (p->grain == 0)
 		p->grain = 1;
 	return 0;

@@ -60,6 +60,18 @@
  */
 #define CGS_DSA_SEARCH_MAX 2000u
 
+/* Greatest common divisor (0 with 0 gives 0): the grain of a set of sizes. */
+static inline uint64_t cgs_gcd(uint64_t a, uint64_t b)
+{
+	while (b) {
+		uint64_t t = a % b;
+
+		a = b;
+		b = t;
+	}
+	return a;
+}
+
 struct cgs_dsa_options {
 	/*
 	 * Stop as soon as a placement of height <= capacity is found (0: no

@@ -177,17 +177,6 @@ static int pack_engine(const struct kind_view *kv, const struct cgs_graph *g,
 	return 1;
 }
 
-static uint64_t gcd64(uint64_t a, uint64_t b)
-{
-	while (b) {
-		uint64_t t = a % b;
-
-		a = b;
-		b = t;
-	}
-	return a;
-}
-
 /*
  * The heaviest clique of items by their bytes that a bounded search
  * finds (the items pairwise conflict, so no layout is lower), stopping
@@ -202,7 +191,7 @@ static uint64_t item_clique_bytes(const struct kind_view *kv,
 	int64_t w;
 
 	for (i = 0; i < n; i++) {
-		grain = gcd64(grain, size[i]);
+		grain = cgs_gcd(grain, size[i]);
 		if (size[i] > biggest)
 			biggest = size[i];
 	}
