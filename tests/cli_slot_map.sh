@@ -36,6 +36,12 @@ cp "$tmp/out" "$tmp/rot.json"
 "$python" -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
 	"$tmp/decoded.json" "$tmp/rot.json" || fail "the second reader and dump disagree on the map"
 run 0 plot "$tmp/rot.cgslot" --rank 0 -o "$tmp/rot.svg"
+run 0 report "$tmp/rot.cgslot"
+grep -q '^rank 0: .* graphs, slots from a slot map per count$' "$tmp/out" ||
+	fail "report does not say rank 0 takes its slots from a map: $(cat "$tmp/out")"
+run 0 report --format json "$tmp/rot.cgslot"
+"$python" -c 'import json, sys; sys.exit(json.load(open(sys.argv[1]))["ranks"][0].get("slot_map") is not True)' \
+	"$tmp/out" || fail "report --format json has no slot_map on rank 0"
 # The compile summary names the map; report, plot agree with the map.
 "$python" - "$tmp/rot.json" <<'PY' || fail "dump's map is not the rotation"
 import json, sys

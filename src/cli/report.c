@@ -50,6 +50,7 @@ static int rank_from_plan(struct cgs_report_rank *rr,
 
 	rr->rank = rp->rank;
 	rr->slots = rp->slots;
+	rr->slot_map = rp->slot_map != NULL;
 	rr->n_reachable = rp->n_reachable;
 	rr->reachable = dup_mem(rp->reachable,
 				rp->n_reachable * sizeof(*rr->reachable));
@@ -275,7 +276,8 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 		fprintf(out, "\nrank %u: %u microbatch counts (", rr->rank,
 			rr->n_reachable);
 		print_reachable(out, rr);
-		fprintf(out, "), %u graphs\n", rr->graphs);
+		fprintf(out, "), %u graphs%s\n", rr->graphs,
+			rr->slot_map ? ", slots from a slot map per count" : "");
 		print_role(out, "saved", &rr->saved);
 		print_role(out, "user_grad", &rr->user_grad);
 		fprintf(out, "  arenas    ");
@@ -363,6 +365,8 @@ static json_t *rank_json(const struct cgs_report_rank *rr, int per_rank)
 	put(o, "rank", u64(rr->rank), &ok);
 	if (per_rank)
 		put(o, "slots", u64(rr->slots), &ok);
+	if (rr->slot_map)
+		put(o, "slot_map", json_true(), &ok);
 	put(o, "reachable", reach, &ok);
 	put(o, "graphs", u64(rr->graphs), &ok);
 	put(o, "saved", role_json(&rr->saved), &ok);

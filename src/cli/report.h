@@ -37,6 +37,7 @@ struct cgs_report_arena {
 struct cgs_report_rank {
 	uint32_t rank;
 	uint32_t slots;                 /* this rank's ring S */
+	int slot_map;                   /* slots from a map, not k mod S */
 	uint32_t n_reachable;
 	uint32_t *reachable;
 	uint32_t graphs;

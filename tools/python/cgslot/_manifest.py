@@ -412,9 +412,10 @@ def report_text(m, w):
         w("\nring: %u slots shared by every rank\n" % m.slots)
     total = without = colour = 0
     for r in m.ranks:
-        w("\nrank %u: %u microbatch counts (%s), %u graphs\n" %
+        w("\nrank %u: %u microbatch counts (%s), %u graphs%s\n" %
           (r["rank"], len(r["reachable"]), _print_reachable(r["reachable"]),
-           len(r["capture"])))
+           len(r["capture"]), "" if r["slot_map"] is None else
+           ", slots from a slot map per count"))
         for key in ("saved", "user_grad"):
             s = r[key]
             w("  %-10s %6u frames, %4u colours (clique bound %u%s), %s, "
@@ -450,6 +451,8 @@ def _rank_json(m, r, role):
     out = {"rank": r["rank"]}
     if m.per_rank:
         out["slots"] = r["slots"]
+    if r["slot_map"] is not None:
+        out["slot_map"] = True
     out.update({
         "reachable": r["reachable"],
         "graphs": len(r["capture"]), "saved": role(r["saved"]),
