@@ -45,6 +45,27 @@ static int build_frame_conflicts(struct cgs_rank_work *x)
 	return 0;
 }
 
+/* Renumber the colours used of n vertices (each < k) densely; returns
+ * how many are used, or CGS_E_NOMEM. */
+static int compact_colours(uint32_t *colour, uint32_t n, uint32_t k)
+{
+	uint32_t *id = malloc(((uint64_t)k + 1) * sizeof(*id)), v, c, used = 0;
+
+	if (!id)
+		return CGS_E_NOMEM;
+	for (c = 0; c < k; c++)
+		id[c] = UINT32_MAX;
+	for (v = 0; v < n; v++)
+		id[colour[v]] = 0;
+	for (c = 0; c < k; c++)
+		if (id[c] == 0)
+			id[c] = used++;
+	for (v = 0; v < n; v++)
+		colour[v] = id[colour[v]];
+	free(id);
+	return (int)used;
+}
+
 /*
  * Colour one frame kind's conflicts g.  The clique is searched on `cg`
  * with vertex weights (groups weighted by their layers: the frames of a
@@ -94,6 +115,14 @@ static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 			break;
 		k--;
 	}
+	/*
+	 * A tabu colouring may leave a colour unused: number the colours in
+	 * use 0, 1, ... in their order (DSATUR's and the exact search's
+	 * colourings use every colour, and stay as they are)
+	 */
+	k = compact_colours(colour, g->n, (uint32_t)k);
+	if (k < 0)
+		return k;
 	st->frames = g->n;
 	st->colours = (uint32_t)k;
 	st->colour_lower_bound = (uint32_t)clique;
