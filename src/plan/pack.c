@@ -398,7 +398,7 @@ static int bytes_without_sharing(struct cgs_rank_work *x,
  * layout is lower, since a layout of frames all as small as the
  * smallest, cut into bands of that size, colours them.
  */
-static uint64_t clique_bytes(const struct cgs_role_stats *st,
+static uint64_t colours_floor_bytes(const struct cgs_role_stats *st,
 			     const uint64_t *size, uint32_t n)
 {
 	uint64_t smallest = UINT64_MAX;
@@ -444,8 +444,8 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		f->bytes = size[g] =
 			x->saved_bytes[x->layer_base[f->chunk] + f->layer];
 	}
-	saved_view.clique_lower = clique_bytes(&rp->saved_stats, size,
-					       rp->n_saved);
+	saved_view.clique_lower = colours_floor_bytes(&rp->saved_stats, size,
+						      rp->n_saved);
 	rc = kind_layout(&saved_view, size, offset, &rp->saved_stats.bytes,
 			 &saved_colour_bytes, &rp->saved_stats.floor_bytes);
 	if (rc)
@@ -454,8 +454,8 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		rp->saved[g].offset = offset[g];
 	for (g = 0; g < x->n_groups; g++)
 		rp->user_grad[g].bytes = size[g] = x->grad_bytes[g / x->slots];
-	grad_view.clique_lower = clique_bytes(&rp->user_grad_stats, size,
-					      x->n_groups);
+	grad_view.clique_lower = colours_floor_bytes(&rp->user_grad_stats,
+						     size, x->n_groups);
 	rc = kind_layout(&grad_view, size, offset, &rp->user_grad_stats.bytes,
 			 &grad_colour_bytes, &rp->user_grad_stats.floor_bytes);
 	if (rc)

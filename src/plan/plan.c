@@ -425,7 +425,7 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 				   first_fit ? &pool->first_fit : pool->opt,
 				   &mapped);
 		if (rc == 0 && first_fit && plan_bound(&mapped) < t->bound)
-			t->bound = plan_bound(&mapped);
+			t->bound = plan_bound(&mapped);   /* a sum of two fields */
 		if (rc == 0 && mapped.bytes < t->plan.bytes) {
 			rank_outputs_release(&t->plan);
 			t->plan = mapped;
@@ -819,7 +819,6 @@ static int keep_trials(struct cgs_plan *p, struct trial_pool *pool,
 			.lower_bound_bytes = tp->lower_bound_bytes,
 			.floor_bytes = pool->work[i].floor,
 			.slot_map = tp->slot_map != NULL,
-			.pruned = pool->work[i].pruned,
 		};
 	}
 	p->slots = 0;

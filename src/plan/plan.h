@@ -134,19 +134,12 @@ struct cgs_ring_trial {
 	uint64_t bytes_colour_arenas; /* upstream's layout of that colouring */
 	uint64_t lower_bound_bytes;   /* the same for every ring */
 	/*
-	 * No layout of this ring with k mod S takes fewer bytes: each
-	 * arena's live set, or the largest clique its colouring found
-	 * times its smallest frame, whichever is larger, summed.
+	 * No layout of this ring with k mod S takes fewer bytes: the sum
+	 * of both frame kinds' cgs_role_stats.floor_bytes.
 	 */
 	uint64_t floor_bytes;
 	int chosen;                   /* the ring the plan took */
 	int slot_map;                 /* the ring's plan took a slot map */
-	/*
-	 * The search saw from a first-fit plan that this ring cannot be
-	 * chosen and planned it no further: bytes are first-fit's (never
-	 * with --explore-slots, which plans every ring in full).
-	 */
-	int pruned;
 };
 
 struct cgs_plan {
