@@ -9,7 +9,8 @@ first and plans in full only the rings that could still be chosen;
 take.  For COUNT random pipelines (tools/gen-schedule, seeded), with one
 shared ring, a ring per rank, and a ring per rank with slot maps, the
 search's bytes and graphs per rank must equal the explored choice's, and
-the search's output must be byte-identical on one thread and on three.
+the search's output must be byte-identical on one thread and on three,
+and every explored ring's floor must lie between the bound and its bytes.
 Prints how many rings the comparison covered, so a generator that stops
 producing searches is noticed.
 """
@@ -34,11 +35,17 @@ def run(args):
 
 
 def explored_choice(text):
-    """{rank: (graphs, bytes)} of the rows --explore-slots marks '*'."""
+    """{rank: (graphs, bytes)} of the rows --explore-slots marks '*'.
+    Every ring's floor lies between the lower bound and, without a map,
+    the ring's bytes (a floor above the bytes would be a wrong bound)."""
     chosen, rings = {}, 0
     for line in text.splitlines()[2:]:
         f = line.split()
         rings += 1
+        ratio, floor = float(f[4]), float(f[5])
+        if floor < 1.0 or (floor > ratio and "map" not in f):
+            sys.exit("ring %s of rank %s: floor %.3f outside [1, %.3f]:\n%s"
+                     % (f[1], f[0], floor, ratio, line))
         if f[-1] == "*":
             chosen[int(f[0])] = (int(f[2]), int(f[3]))
     return chosen, rings
