@@ -40,6 +40,7 @@ struct kind_view {
 	uint64_t dsa_nodes;           /* search budget of the engine; 0: none */
 	/* nodes for the heaviest clique of items by their bytes; 0: none */
 	uint64_t clique_nodes;
+	int want_floor;               /* the clique even without the engine */
 };
 
 struct pack_key {
@@ -278,7 +279,14 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 	}
 	/* single frames colour by colour, or items that are single frames */
 	assert(best <= *colour_bytes);
-	if (kv->clique_nodes && best > floor) {
+	/*
+	 * The clique bounds the layout: the engine need not run at it, and
+	 * the ring search prunes by it (its conflict lists cap the engine)
+	 */
+	if (kv->clique_nodes && best > floor &&
+	    (kv->want_floor ||
+	     (kv->dsa_nodes && best - best / 200 > kv->lower &&
+	      kv->items->n <= CGS_PACK_ENGINE_MAX_VERTICES))) {
 		clique = item_clique_bytes(kv, size, best);
 		if (clique > floor)
 			floor = clique;
@@ -425,7 +433,8 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		.colour = x->saved_colour, .n_frames = rp->n_saved,
 		.lower = rp->saved_stats.lower_bound_bytes,
 		.align = x->align, .dsa_nodes = x->opt->pack_budget,
-		.clique_nodes = x->opt->colour_budget};
+		.clique_nodes = x->opt->colour_budget,
+		.want_floor = x->want_floor};
 	/* gradient frames are their own items: BY_COLOUR is per frame */
 	struct kind_view grad_view = {
 		.items = &x->grad_conflicts, .item_first = x->grad_first,
@@ -433,7 +442,8 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		.n_frames = x->n_groups,
 		.lower = rp->user_grad_stats.lower_bound_bytes,
 		.align = x->align, .dsa_nodes = x->opt->pack_budget,
-		.clique_nodes = x->opt->colour_budget};
+		.clique_nodes = x->opt->colour_budget,
+		.want_floor = x->want_floor};
 	int rc = CGS_E_NOMEM;
 
 	if (!size || !offset)

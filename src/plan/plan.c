@@ -330,6 +330,8 @@ static void rank_work_start(struct trial_pool *pool, struct cgs_rank_plan *rp,
 		.chunks = pool->s->vpp,
 		.layers_total = pool->p->layer_base[pool->s->vpp],
 		.align = pool->align,
+		.want_floor = pool->opt->explore ||
+			      pool->n_work > pool->p->n_ranks,
 	};
 }
 

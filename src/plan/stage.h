@@ -54,6 +54,12 @@ struct cgs_rank_work {
 	 * bytes_without_sharing.
 	 */
 	int bytes_only;
+	/*
+	 * The ring search or --explore-slots reads each plan's floor: search
+	 * for the heaviest clique by bytes even where the packing engine
+	 * would not run (a single plan needs it only to skip the engine).
+	 */
+	int want_floor;
 
 	/* frame sizes, aligned, per layer index layer_base[c] + l */
 	uint64_t *saved_bytes;          /* maximum over variants */
