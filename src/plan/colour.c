@@ -74,7 +74,8 @@ static int compact_colours(uint32_t *colour, uint32_t n, uint32_t k)
 static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 		       const uint32_t *weight, uint32_t live_set,
 		       uint64_t budget, uint32_t *colour,
-		       struct cgs_role_stats *st)
+		       struct cgs_role_stats *st, uint32_t **before,
+		       uint32_t *k_before)
 {
 	int k = cgs_colour_dsatur(g, colour);
 	int64_t clique = live_set;
@@ -104,6 +105,14 @@ static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 	 * at a time, while it finds them within one budget for all tries
 	 */
 	left = budget;
+	*k_before = (uint32_t)k;
+	if (!proven && (int64_t)k > clique &&
+	    (uint64_t)g->n * (uint64_t)k <= CGS_EXACT_MAX_CELLS) {
+		*before = malloc(((uint64_t)g->n + 1) * sizeof(**before));
+		if (!*before)
+			return CGS_E_NOMEM;
+		memcpy(*before, colour, g->n * sizeof(*colour));
+	}
 	while (!proven && (int64_t)k > clique && left > 0 &&
 	       (uint64_t)g->n * (uint64_t)k <= CGS_EXACT_MAX_CELLS) {
 		int found;
@@ -120,6 +129,10 @@ static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 	 * use 0, 1, ... in their order (DSATUR's and the exact search's
 	 * colourings use every colour, and stay as they are)
 	 */
+	if (*before && (uint32_t)k == *k_before) {
+		free(*before);   /* the tabu search took no colour off */
+		*before = NULL;
+	}
 	k = compact_colours(colour, g->n, (uint32_t)k);
 	if (k < 0)
 		return k;
@@ -143,13 +156,15 @@ int cgs_colour_frames(struct cgs_rank_work *x, struct cgs_error *err)
 	rc = colour_kind(&x->frame_conflicts, &x->group_conflicts,
 			 x->group_layers, x->live_saved_frames,
 			 x->opt->colour_budget, x->saved_colour,
-			 &rp->saved_stats);
+			 &rp->saved_stats, &x->saved_colour_before,
+			 &x->saved_colours_before);
 	if (rc)
 		return cgs_plan_fail(err, rc, rp->rank,
 				     "colouring the saved frames");
 	rc = colour_kind(&x->grad_conflicts, &x->grad_conflicts, NULL,
 			 x->live_grad_frames, x->opt->colour_budget,
-			 x->grad_colour, &rp->user_grad_stats);
+			 x->grad_colour, &rp->user_grad_stats,
+			 &x->grad_colour_before, &x->grad_colours_before);
 	if (rc)
 		return cgs_plan_fail(err, rc, rp->rank,
 				     "colouring the user-gradient frames");

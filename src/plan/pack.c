@@ -420,6 +420,37 @@ static uint64_t colours_floor_bytes(const struct cgs_role_stats *st,
 	return smallest * st->colours_floor;
 }
 
+/*
+ * Lay the kind out again with the colouring from before the tabu search
+ * (`before`, k_before colours) and keep it, colours and offsets, when it
+ * takes strictly fewer bytes: fewer colours can pack into more.
+ */
+static int try_colouring_before(struct kind_view *kv, const uint64_t *size,
+				uint64_t *offset, uint32_t *colour,
+				const uint32_t *before, uint32_t k_before,
+				struct cgs_role_stats *st,
+				uint64_t *colour_bytes)
+{
+	uint64_t *off = calloc((uint64_t)kv->n_frames + 1, sizeof(*off));
+	uint64_t bytes, regions, floor;
+	int rc;
+
+	if (!off)
+		return CGS_E_NOMEM;
+	kv->colour = before;
+	rc = kind_layout(kv, size, off, &bytes, &regions, &floor);
+	kv->colour = colour;
+	if (rc == 0 && bytes < st->bytes) {
+		memcpy(colour, before, kv->n_frames * sizeof(*colour));
+		memcpy(offset, off, kv->n_frames * sizeof(*offset));
+		st->bytes = bytes;
+		st->colours = k_before;
+		*colour_bytes = regions;
+	}
+	free(off);
+	return rc;
+}
+
 int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 {
 	struct cgs_rank_plan *rp = x->rp;
@@ -458,20 +489,36 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 						      rp->n_saved);
 	rc = kind_layout(&saved_view, size, offset, &rp->saved_stats.bytes,
 			 &saved_colour_bytes, &rp->saved_stats.floor_bytes);
+	if (rc == 0 && x->saved_colour_before)
+		rc = try_colouring_before(&saved_view, size, offset,
+					  x->saved_colour,
+					  x->saved_colour_before,
+					  x->saved_colours_before,
+					  &rp->saved_stats, &saved_colour_bytes);
 	if (rc)
 		goto out;
-	for (g = 0; g < rp->n_saved; g++)
+	for (g = 0; g < rp->n_saved; g++) {
 		rp->saved[g].offset = offset[g];
+		rp->saved[g].colour = x->saved_colour[g];
+	}
 	for (g = 0; g < x->n_groups; g++)
 		rp->user_grad[g].bytes = size[g] = x->grad_bytes[g / x->slots];
 	grad_view.clique_lower = colours_floor_bytes(&rp->user_grad_stats,
 						     size, x->n_groups);
 	rc = kind_layout(&grad_view, size, offset, &rp->user_grad_stats.bytes,
 			 &grad_colour_bytes, &rp->user_grad_stats.floor_bytes);
+	if (rc == 0 && x->grad_colour_before)
+		rc = try_colouring_before(&grad_view, size, offset,
+					  x->grad_colour, x->grad_colour_before,
+					  x->grad_colours_before,
+					  &rp->user_grad_stats,
+					  &grad_colour_bytes);
 	if (rc)
 		goto out;
-	for (g = 0; g < x->n_groups; g++)
+	for (g = 0; g < x->n_groups; g++) {
 		rp->user_grad[g].offset = offset[g];
+		rp->user_grad[g].colour = x->grad_colour[g];
+	}
 	if (!x->bytes_only) {
 		rc = bytes_without_sharing(x, &saved_view, &grad_view, size,
 					   &without);

@@ -257,6 +257,8 @@ static void rank_work_release(struct cgs_rank_work *x)
 	free(x->grad_first);
 	free(x->saved_colour);
 	free(x->grad_colour);
+	free(x->saved_colour_before);
+	free(x->grad_colour_before);
 	free(x->group_layers);
 	memset(x, 0, sizeof(*x));
 }

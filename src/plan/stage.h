@@ -80,6 +80,13 @@ struct cgs_rank_work {
 	uint32_t *grad_first;     /* n_groups + 1: identity, for packing */
 	uint32_t *group_layers;   /* layers of each group: clique weights */
 	uint32_t *saved_colour, *grad_colour;
+	/*
+	 * The colourings before the tabu search took colours off (NULL when
+	 * it took none) and their colour counts: fewer colours can pack into
+	 * more bytes, so packing tries both and keeps the fewer bytes.
+	 */
+	uint32_t *saved_colour_before, *grad_colour_before;
+	uint32_t saved_colours_before, grad_colours_before;
 };
 
 /*
