@@ -47,7 +47,7 @@ static void on_forward(struct cgs_rank_work *x, struct live_replay *r,
 		       uint32_t index, int largest)
 {
 	uint32_t k = r->forwards[c]++, w;
-	uint32_t g = c * x->slots + cgs_slot_of(x->rp, o, k);
+	uint32_t g = c * x->slots + cgs_slot_of(x->rp, o, c, k);
 	uint64_t *row = cgs_graph_row(&x->group_conflicts, g);
 
 	/*
@@ -71,7 +71,7 @@ static uint32_t on_backward(struct cgs_rank_work *x, struct live_replay *r,
 			    uint32_t o, uint32_t c, uint32_t index, int largest)
 {
 	uint32_t k = r->backwards[c]++;
-	uint32_t g = c * x->slots + cgs_slot_of(x->rp, o, k);
+	uint32_t g = c * x->slots + cgs_slot_of(x->rp, o, c, k);
 
 	/*
 	 * a ring of two or more, or a slot map, never gives consecutive

@@ -317,6 +317,7 @@ static void rank_outputs_release(struct cgs_rank_plan *rp)
 	free(rp->capture);
 	free(rp->slot_map);
 	rp->slot_map = NULL;
+	rp->slot_map_rows = 0;
 	rp->saved = rp->user_grad = NULL;
 	rp->saved_roles = rp->user_grad_layers = NULL;
 	rp->arenas = NULL;
@@ -349,7 +350,8 @@ static uint64_t plan_bound(const struct cgs_rank_plan *rp)
 
 /* Plan the ring of t with `map` (taken over) and options opt into *mapped. */
 static int plan_with_map(struct trial_pool *pool, struct trial_work *t,
-			 uint32_t *map, const struct cgs_plan_options *opt,
+			 uint32_t *map, uint32_t rows,
+			 const struct cgs_plan_options *opt,
 			 struct cgs_rank_plan *mapped)
 {
 	struct cgs_rank_work y;
@@ -358,6 +360,7 @@ static int plan_with_map(struct trial_pool *pool, struct trial_work *t,
 	/* the orders stay borrowed; everything the plan makes is new */
 	*mapped = t->plan;
 	mapped->slot_map = map;
+	mapped->slot_map_rows = rows;
 	mapped->saved = mapped->user_grad = NULL;
 	mapped->saved_roles = mapped->user_grad_layers = NULL;
 	mapped->arenas = NULL;
@@ -372,9 +375,9 @@ static int plan_with_map(struct trial_pool *pool, struct trial_work *t,
 
 /* A copy of the rank's slot map (one slot per order and microbatch). */
 static uint32_t *slot_map_copy(const struct cgs_rank_plan *rp,
-			       const uint32_t *map)
+			       const uint32_t *map, uint32_t rows)
 {
-	uint64_t n = (uint64_t)rp->n_reachable *
+	uint64_t n = (uint64_t)rp->n_reachable * (rows ? rows : 1) *
 		     rp->reachable[rp->n_reachable - 1];
 	uint32_t *copy = malloc((n + 1) * sizeof(*copy));
 
@@ -396,8 +399,21 @@ static uint32_t *slot_map_copy(const struct cgs_rank_plan *rp,
 static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 			 struct cgs_rank_work *x, int first_fit)
 {
-	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], n = 0, i;
-	int rc = cgs_slot_map_search(x, maps, &n, &t->err);
+	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES + 2], rows[CGS_SLOT_MAP_CANDIDATES + 2];
+	uint32_t n = 0, n_searched = 0, i;
+	int rc = 0, shared;
+
+	for (shared = 1; rc == 0 && shared >= 0; shared--) {
+		rc = cgs_slot_map_lowest_free(x, shared, &maps[n], &rows[n],
+					      &t->err);
+		if (rc == 0 && maps[n])
+			n++;
+	}
+	if (rc == 0)
+		rc = cgs_slot_map_search(x, maps + n, &n_searched, &t->err);
+	for (i = n; i < n + n_searched; i++)
+		rows[i] = 1;
+	n += n_searched;
 
 	for (i = 0; rc == 0 && i < n; i++) {
 		struct cgs_rank_plan mapped;
@@ -405,14 +421,15 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 
 		maps[i] = NULL;
 		if (!first_fit && pool->opt->pack_budget) {
-			copy = slot_map_copy(&t->plan, map);
+			copy = slot_map_copy(&t->plan, map, rows[i]);
 			if (!copy) {
 				free(map);
 				rc = cgs_error_set(&t->err, CGS_E_NOMEM,
 						   "out of memory for a slot map");
 				break;
 			}
-			rc = plan_with_map(pool, t, copy, &pool->first_fit,
+			rc = plan_with_map(pool, t, copy, rows[i],
+					   &pool->first_fit,
 					   &mapped);
 			if (rc == 0 && plan_bound(&mapped) >= t->plan.bytes) {
 				rank_outputs_release(&mapped);
@@ -425,7 +442,7 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 				break;
 			}
 		}
-		rc = plan_with_map(pool, t, map,
+		rc = plan_with_map(pool, t, map, rows[i],
 				   first_fit ? &pool->first_fit : pool->opt,
 				   &mapped);
 		if (rc == 0 && first_fit && plan_bound(&mapped) < t->bound)

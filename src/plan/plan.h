@@ -81,6 +81,13 @@ struct cgs_rank_plan {
 	 * at k >= reachable[i] are unused (0).
 	 */
 	uint32_t *slot_map;
+	/*
+	 * Rows of slot_map per count: 0 or 1, one row for every chunk (as
+	 * above); the rank's chunks, a row per chunk, so that
+	 * slot_map[(i * slot_map_rows + c) * reachable[n_reachable - 1] + k]
+	 * is the slot of microbatch k of chunk c.
+	 */
+	uint32_t slot_map_rows;
 
 	/* Reachable microbatch counts, ascending, and their orders. */
 	uint32_t n_reachable;

@@ -27,7 +27,7 @@ static void capture_event(const struct cgs_rank_work *x, const uint32_t *by_cp,
 	const struct cgs_rank_plan *rp = x->rp;
 	uint32_t L = x->s->layers[c], v, j;
 	uint64_t first = (uint64_t)x->layer_base[c] * x->slots +
-			 (uint64_t)cgs_slot_of(rp, rp->n_reachable - 1, k) * L,
+			 (uint64_t)cgs_slot_of(rp, rp->n_reachable - 1, c, k) * L,
 		 g;
 
 	for (v = 0; v < x->s->n_variants; v++) {

@@ -807,3 +807,129 @@ out:
 	}
 	return 0;
 }
+
+/*
+ * Is the next backward event of order o at or after entry e chunk c's?
+ * The last backward's gradient frame is live through that event.
+ */
+static int next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
+			    uint64_t e, uint32_t c)
+{
+	for (; e < rp->order_start[o + 1]; e++) {
+		int32_t id = rp->order_entries[e];
+
+		if (id < 0)
+			return (uint32_t)(-(int64_t)id) - 1 == c;
+	}
+	return 0;
+}
+
+int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
+			     uint32_t **map, uint32_t *rows,
+			     struct cgs_error *err)
+{
+	const struct cgs_rank_plan *rp = x->rp;
+	uint32_t S = x->slots, M = x->chunks, o, c, k, s, best;
+	uint64_t width = rp->reachable[rp->n_reachable - 1],
+		 cells = (uint64_t)rp->n_reachable * M * width, e;
+	uint32_t *out = NULL, *holder = NULL, *forwards = NULL,
+		 *backwards = NULL, *in_flight = NULL, *users = NULL;
+	int modulo = 1, alike = 1, rc = 0;
+
+	*map = NULL;
+	*rows = 0;
+	if (cells > CGS_SLOT_MAP_MAX_CELLS)
+		return 0;
+	out = calloc(cells + 1, sizeof(*out));
+	holder = calloc((uint64_t)S * M + 1, sizeof(*holder));
+	forwards = calloc(M, sizeof(*forwards));
+	backwards = calloc(M, sizeof(*backwards));
+	in_flight = calloc(M, sizeof(*in_flight));
+	users = calloc((uint64_t)S + 1, sizeof(*users));
+	if (!out || !holder || !forwards || !backwards || !in_flight ||
+	    !users) {
+		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
+				   "searching slot maps");
+		goto out;
+	}
+	for (o = 0; o < rp->n_reachable; o++) {
+		uint32_t pending_c = CGS_PLAN_NEVER, pending_s = 0;
+
+		memset(forwards, 0, M * sizeof(*forwards));
+		memset(backwards, 0, M * sizeof(*backwards));
+		memset(in_flight, 0, M * sizeof(*in_flight));
+		memset(users, 0, S * sizeof(*users));
+		for (s = 0; s < S * M; s++)
+			holder[s] = CGS_PLAN_NEVER;
+		for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
+			int32_t id = rp->order_entries[e];
+			uint32_t *row;
+
+			c = (uint32_t)(id < 0 ? -(int64_t)id : id) - 1;
+			row = out + ((uint64_t)o * M + c) * width;
+			if (id < 0) {
+				k = backwards[c]++;
+				holder[c * S + row[k]] = CGS_PLAN_NEVER;
+				users[row[k]]--;
+				in_flight[c]--;
+				pending_c = c;
+				pending_s = row[k];
+				continue;
+			}
+			k = forwards[c]++;
+			best = S;
+			for (s = 0; s < S; s++) {
+				if (holder[c * S + s] != CGS_PLAN_NEVER)
+					continue;
+				if (pending_c == c && pending_s == s &&
+				    in_flight[c] == 0 &&
+				    next_backward_is(rp, o, e + 1, c))
+					continue;
+				if (!shared) {
+					best = s;
+					break;
+				}
+				/* fewest other chunks' microbatches on it */
+				if (best == S || users[s] < users[best])
+					best = s;
+				if (users[s] == 0)
+					break;
+			}
+			if (best == S)
+				goto out;   /* no safe slot: no map */
+			s = best;
+			row[k] = s;
+			holder[c * S + s] = k;
+			users[s]++;
+			in_flight[c]++;
+		}
+	}
+	for (o = 0; o < rp->n_reachable; o++)
+		for (c = 0; c < M; c++)
+			for (k = 0; k < rp->reachable[o]; k++) {
+				s = out[((uint64_t)o * M + c) * width + k];
+				modulo &= s == k % S;
+				alike &= s == out[(uint64_t)o * M * width + k];
+			}
+	if (modulo)
+		goto out;
+	if (alike) {
+		/* one row per count serves every chunk */
+		for (o = 0; o < rp->n_reachable; o++)
+			memmove(out + o * width, out + (uint64_t)o * M * width,
+				width * sizeof(*out));
+		*rows = 1;
+	} else {
+		*rows = M;
+	}
+	*map = out;
+	out = NULL;
+out:
+	free(out);
+	free(holder);
+	free(forwards);
+	free(backwards);
+	free(in_flight);
+	free(users);
+	return rc;
+}

@@ -137,14 +137,17 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err);
 /* sequence.c: rp->capture. */
 int cgs_capture_sequence(struct cgs_rank_work *x, struct cgs_error *err);
 
-/* The slot of microbatch k (0-based) in order o of the rank (plan.h). */
+/* The slot of microbatch k (0-based) of chunk c in order o (plan.h). */
 static inline uint32_t cgs_slot_of(const struct cgs_rank_plan *rp, uint32_t o,
-				   uint32_t k)
+				   uint32_t c, uint32_t k)
 {
+	uint64_t row = o;
+
 	if (!rp->slot_map)
 		return k % rp->slots;
-	return rp->slot_map[(uint64_t)o * rp->reachable[rp->n_reachable - 1] +
-			    k];
+	if (rp->slot_map_rows > 1)
+		row = (uint64_t)o * rp->slot_map_rows + c;
+	return rp->slot_map[row * rp->reachable[rp->n_reachable - 1] + k];
 }
 
 /*
@@ -157,5 +160,17 @@ static inline uint32_t cgs_slot_of(const struct cgs_rank_plan *rp, uint32_t o,
 #define CGS_SLOT_MAP_CANDIDATES 3
 int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **maps,
 			uint32_t *n_maps, struct cgs_error *err);
+
+/*
+ * slotmap.c: the map that gives each forward of (c, k) the lowest slot of
+ * chunk c that is safe then, order by order: slots past a chunk's usual
+ * load are taken only at its peaks.  Rows per count in *rows (1 when
+ * every chunk's rows agree, else the rank's chunks); *map NULL when it
+ * is k mod S or too large.
+ */
+#define CGS_SLOT_MAP_MAX_CELLS (1ull << 26)
+int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
+			     uint32_t **map, uint32_t *rows,
+			     struct cgs_error *err);
 
 #endif
