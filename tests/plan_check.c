@@ -29,18 +29,22 @@ struct mb {
 };
 
 /*
- * The slot microbatch k uses when the o-th reachable count runs: the
- * plan's slot map (plan.h: one row of the largest count per count) or
+ * The slot microbatch k of chunk c uses when the o-th reachable count
+ * runs: the plan's slot map (plan.h: per count, one row of the largest
+ * count for every chunk, or one per chunk when slot_map_rows > 1) or
  * k mod S; UINT32_MAX for a map entry outside the ring.
  */
 static uint32_t slot_of(const struct cgs_rank_plan *rp, uint32_t o,
-			uint32_t k)
+			uint32_t c, uint32_t k)
 {
-	uint32_t width = rp->reachable[rp->n_reachable - 1], s;
+	uint64_t width = rp->reachable[rp->n_reachable - 1], row = o;
+	uint32_t s;
 
 	if (!rp->slot_map)
 		return k % rp->slots;
-	s = rp->slot_map[(uint64_t)o * width + k];
+	if (rp->slot_map_rows > 1)
+		row = (uint64_t)o * rp->slot_map_rows + c;
+	s = rp->slot_map[row * width + k];
 	return s < rp->slots ? s : UINT32_MAX;
 }
 
@@ -342,7 +346,7 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 			x.chunk = c;
 			if (id > 0) {
 				x.k = fwd[c]++;
-				x.slot = slot_of(rp, o, x.k);
+				x.slot = slot_of(rp, o, c, x.k);
 				if (x.slot == UINT32_MAX)
 					FAIL("rank %u, %u microbatches: microbatch %u maps "
 					     "outside the ring of %u slots", rp->rank,
@@ -360,7 +364,7 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 				const struct cgs_frame *ug;
 
 				x.k = bwd[c]++;
-				x.slot = slot_of(rp, o, x.k);
+				x.slot = slot_of(rp, o, c, x.k);
 				if (x.slot == UINT32_MAX)
 					FAIL("rank %u: a microbatch maps outside the ring",
 					     rp->rank);

@@ -514,6 +514,12 @@ static struct cgs_plan *plan_with_maps(const struct cgs_schedule *s,
 	return p;
 }
 
+/* Rows of a rank's slot map per count (plan.h). */
+static uint32_t map_rows(const struct cgs_rank_plan *rp)
+{
+	return rp->slot_map_rows > 1 ? rp->slot_map_rows : 1;
+}
+
 START_TEST(slot_map_saves_bytes)
 {
 	static const uint32_t layers[] = {3, 3};
@@ -535,9 +541,67 @@ START_TEST(slot_map_saves_bytes)
 	ck_assert_uint_eq(rp->lower_bound_bytes, kp->lower_bound_bytes);
 	ck_assert_uint_eq(rp->n_graphs, kp->n_graphs);
 	width = rp->reachable[rp->n_reachable - 1];
-	for (o = 0; o < rp->n_reachable; o++)
+	for (o = 0; o < rp->n_reachable * map_rows(rp); o++)
 		for (k = 0; k < width; k++)
 			ck_assert_uint_lt(rp->slot_map[o * width + k], rp->slots);
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&plain);
+	free_schedule(s);
+}
+END_TEST
+
+/*
+ * Uniform frames, P 4, M 2: at the smallest ring (8), rank 2 never has
+ * more than 7 microbatches of both chunks in flight, but k mod S (and any
+ * map shared by both chunks) keeps each chunk's slots busy through its
+ * troughs.  A map per chunk that gives each forward the lowest slot no
+ * other microbatch holds lets the chunks take turns: the rank's saved
+ * frames reach their lower bound with no extra graphs.  The checker then catches the
+ * same map with one chunk's row made unsafe.
+ */
+START_TEST(chunk_map_reaches_bound)
+{
+	static const uint32_t layers[] = {2, 2};
+	struct cgs_schedule *s = make_schedule(4, 2, 4, 16, layers, 256, 2);
+	struct cgs_plan *plain, *p;
+	struct cgs_rank_plan *rp;
+	const struct cgs_rank_plan *kp;
+	uint32_t width, row, k, c;
+	char msg[512];
+
+	set_bytes(s, 0, 1024, 1024, 4096, 512);
+	set_bytes(s, 1, 2048, 2048, 8192, 1024);
+	plain = plan_ok(s);
+	p = plan_with_maps(s, plain);
+	rp = &p->ranks[2];
+	kp = rank_of(plain, 2);
+	ck_assert_uint_gt(kp->bytes, kp->lower_bound_bytes);
+	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_eq(rp->slot_map_rows, 2);
+	/*
+	 * saved frames at their bound; the gradient frames of consecutive
+	 * backwards may take a third colour in the union of the orders
+	 */
+	ck_assert_uint_eq(rp->saved_stats.bytes,
+			  rp->saved_stats.lower_bound_bytes);
+	ck_assert_uint_lt(rp->bytes, kp->bytes);
+	ck_assert_uint_eq(rp->n_graphs, kp->n_graphs);
+	/* the chunks' rows differ somewhere: no map shared by both would do */
+	width = rp->reachable[rp->n_reachable - 1];
+	row = (rp->n_reachable - 1) * 2 * width;
+	for (k = 0; k < width; k++)
+		if (rp->slot_map[row + k] != rp->slot_map[row + width + k])
+			break;
+	ck_assert_uint_lt(k, width);
+
+	/*
+	 * chunk 1's microbatches 0 and 1 in one slot: rank 2 runs both
+	 * forwards before chunk 1's first backward
+	 */
+	c = 1;
+	rp->slot_map[row + c * width + 1] = rp->slot_map[row + c * width];
+	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	ck_assert_msg(strstr(msg, "live together in slot"), "%s", msg);
 	cgs_plan_destroy(&p);
 	cgs_plan_destroy(&plain);
 	free_schedule(s);
@@ -560,7 +624,8 @@ START_TEST(checker_catches_unsafe_map)
 	p = plan_with_maps(s, plain);
 	rp = &p->ranks[3];
 	width = rp->reachable[rp->n_reachable - 1];
-	last = (rp->n_reachable - 1) * width;
+	/* the largest count's row, chunk 0's where the map has one per chunk */
+	last = (rp->n_reachable - 1) * map_rows(rp) * width;
 	/* rank 3 runs chunk 1's forwards of microbatches 0..3 first */
 	rp->slot_map[last + 1] = rp->slot_map[last];
 	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
@@ -580,7 +645,7 @@ START_TEST(checker_catches_unsafe_map)
 	 */
 	p = plan_with_maps(s, plain);
 	rp = &p->ranks[3];
-	for (k = 0; k < rp->n_reachable * width; k++)
+	for (k = 0; k < rp->n_reachable * map_rows(rp) * width; k++)
 		rp->slot_map[k] = k % width % rp->slots;
 	ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
 	ck_assert_msg(strstr(msg, "overlap") || strstr(msg, "share colour"),
@@ -1088,6 +1153,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, checker_catches_overlap);
 		tcase_add_test(tc, slot_map_saves_bytes);
 		tcase_add_test(tc, checker_catches_unsafe_map);
+		tcase_add_test(tc, chunk_map_reaches_bound);
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, tabu_colouring);
 		tcase_add_test(tc, clique_search);
