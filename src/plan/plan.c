@@ -274,6 +274,14 @@ struct trial_work {
 	uint64_t bound;
 	uint64_t floor;              /* plan_bound of the ring with k mod S */
 	int pruned;                  /* the first-fit plan stands */
+	/*
+	 * The rank's smallest ring in the search: the only one where slot
+	 * maps include the proxy search (slotmap.c).  Larger rings do the
+	 * lowest-free maps alone; the search there costs most of the time
+	 * and rarely finds what a larger ring's lowest-free map does not.
+	 */
+	int smallest;
+	uint32_t lowest_ring;        /* the rank's smallest ring searched */
 	struct cgs_error err;
 	int rc;
 };
@@ -387,72 +395,97 @@ static uint32_t *slot_map_copy(const struct cgs_rank_plan *rp,
 }
 
 /*
- * The ring's plan with each slot map the search proposes (slotmap.c);
- * the fewest bytes win, and a map only when it takes strictly fewer
- * bytes than k mod S: otherwise the plan stays as it was.  With the
- * packing engine on, a map is first planned with first-fit, and in full
- * only when that plan's bound is below the bytes to beat (the full plan
- * could not win otherwise).  With first_fit set (the search's first
- * pass) maps stop at first-fit, and t->bound falls to the lowest bound
- * of any map tried.
+ * The ring's plan with slot map `map` (taken over, `rows` rows per
+ * count) in place of t's plan when it takes strictly fewer bytes.  With
+ * the packing engine on, the map is first planned with first-fit, and in
+ * full only when that plan's bound is below the bytes to beat (the full
+ * plan could not win otherwise).  With first_fit set (the search's first
+ * pass) it stops at first-fit, and t->bound falls to the plan's bound
+ * when that is lower.
+ */
+static int try_map(struct trial_pool *pool, struct trial_work *t,
+		   uint32_t *map, uint32_t rows, int first_fit)
+{
+	struct cgs_rank_plan mapped;
+	uint32_t *copy;
+	int rc;
+
+	if (!first_fit && pool->opt->pack_budget) {
+		copy = slot_map_copy(&t->plan, map, rows);
+		if (!copy) {
+			free(map);
+			return cgs_error_set(&t->err, CGS_E_NOMEM,
+					     "out of memory for a slot map");
+		}
+		rc = plan_with_map(pool, t, copy, rows, &pool->first_fit,
+				   &mapped);
+		if (rc == 0 && plan_bound(&mapped) >= t->plan.bytes) {
+			rank_outputs_release(&mapped);
+			free(map);
+			return 0;
+		}
+		rank_outputs_release(&mapped);
+		if (rc) {
+			free(map);
+			return rc;
+		}
+	}
+	rc = plan_with_map(pool, t, map, rows,
+			   first_fit ? &pool->first_fit : pool->opt, &mapped);
+	if (rc == 0 && first_fit && plan_bound(&mapped) < t->bound)
+		t->bound = plan_bound(&mapped);   /* a sum of two fields */
+	if (rc == 0 && mapped.bytes < t->plan.bytes) {
+		rank_outputs_release(&t->plan);
+		t->plan = mapped;
+	} else {
+		rank_outputs_release(&mapped);
+	}
+	return rc;
+}
+
+/*
+ * The ring's plan with slot maps (slotmap.c): first the lowest-free maps
+ * (slots shared by the chunks, then each chunk on its own), then, on the
+ * rank's smallest ring and unless one of them already reached the lower
+ * bound, the maps the search proposes.  The fewest bytes win, and a map only when it takes strictly
+ * fewer bytes than k mod S: otherwise the plan stays as it was.
  */
 static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 			 struct cgs_rank_work *x, int first_fit)
 {
-	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES + 2], rows[CGS_SLOT_MAP_CANDIDATES + 2];
-	uint32_t n = 0, n_searched = 0, i;
+	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], map_rows, used, n = 0, i;
 	int rc = 0, shared;
 
 	for (shared = 1; rc == 0 && shared >= 0; shared--) {
-		rc = cgs_slot_map_lowest_free(x, shared, &maps[n], &rows[n],
-					      &t->err);
-		if (rc == 0 && maps[n])
-			n++;
-	}
-	if (rc == 0)
-		rc = cgs_slot_map_search(x, maps + n, &n_searched, &t->err);
-	for (i = n; i < n + n_searched; i++)
-		rows[i] = 1;
-	n += n_searched;
+		uint32_t *map;
 
+		if (t->plan.bytes == t->plan.lower_bound_bytes)
+			return 0;
+		rc = cgs_slot_map_lowest_free(x, shared, &map, &map_rows,
+					      &used, &t->err);
+		/*
+		 * a map that leaves this ring's last slots unused is the same
+		 * map on a smaller ring of the search, which takes fewer
+		 * graphs for as many bytes
+		 */
+		if (rc == 0 && map && used < x->slots &&
+		    used >= t->lowest_ring) {
+			free(map);
+			continue;
+		}
+		if (rc == 0 && map)
+			rc = try_map(pool, t, map, map_rows, first_fit);
+	}
+	if (rc || t->plan.bytes == t->plan.lower_bound_bytes)
+		return rc;
+	if (!t->smallest)
+		return 0;
+	rc = cgs_slot_map_search(x, maps, &n, &t->err);
 	for (i = 0; rc == 0 && i < n; i++) {
-		struct cgs_rank_plan mapped;
-		uint32_t *map = maps[i], *copy;
+		uint32_t *map = maps[i];
 
 		maps[i] = NULL;
-		if (!first_fit && pool->opt->pack_budget) {
-			copy = slot_map_copy(&t->plan, map, rows[i]);
-			if (!copy) {
-				free(map);
-				rc = cgs_error_set(&t->err, CGS_E_NOMEM,
-						   "out of memory for a slot map");
-				break;
-			}
-			rc = plan_with_map(pool, t, copy, rows[i],
-					   &pool->first_fit,
-					   &mapped);
-			if (rc == 0 && plan_bound(&mapped) >= t->plan.bytes) {
-				rank_outputs_release(&mapped);
-				free(map);
-				continue;
-			}
-			rank_outputs_release(&mapped);
-			if (rc) {
-				free(map);
-				break;
-			}
-		}
-		rc = plan_with_map(pool, t, map, rows[i],
-				   first_fit ? &pool->first_fit : pool->opt,
-				   &mapped);
-		if (rc == 0 && first_fit && plan_bound(&mapped) < t->bound)
-			t->bound = plan_bound(&mapped);   /* a sum of two fields */
-		if (rc == 0 && mapped.bytes < t->plan.bytes) {
-			rank_outputs_release(&t->plan);
-			t->plan = mapped;
-		} else {
-			rank_outputs_release(&mapped);
-		}
+		rc = try_map(pool, t, map, 1, first_fit);
 	}
 	for (; i < n; i++)
 		free(maps[i]);
@@ -656,6 +689,8 @@ static int list_trials(const struct cgs_schedule *s,
 			struct trial_work *t = &pool->work[i++];
 
 			t->rank_index = r;
+			t->smallest = S == lo[r];
+			t->lowest_ring = lo[r];
 			t->plan = (struct cgs_rank_plan){
 				.rank = p->ranks[r].rank, .slots = S,
 				.n_reachable = p->ranks[r].n_reachable,

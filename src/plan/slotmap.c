@@ -825,7 +825,7 @@ static int next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
 }
 
 int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
-			     uint32_t **map, uint32_t *rows,
+			     uint32_t **map, uint32_t *rows, uint32_t *used,
 			     struct cgs_error *err)
 {
 	const struct cgs_rank_plan *rp = x->rp;
@@ -838,6 +838,7 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
 
 	*map = NULL;
 	*rows = 0;
+	*used = 0;
 	if (cells > CGS_SLOT_MAP_MAX_CELLS)
 		return 0;
 	out = calloc(cells + 1, sizeof(*out));
@@ -899,6 +900,8 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
 				goto out;   /* no safe slot: no map */
 			s = best;
 			row[k] = s;
+			if (s >= *used)
+				*used = s + 1;
 			holder[c * S + s] = k;
 			users[s]++;
 			in_flight[c]++;
