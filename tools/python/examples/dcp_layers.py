@@ -64,7 +64,7 @@ import cgslot  # noqa: E402
 
 DTYPE = torch.bfloat16
 SUB_ALIGN = 256       # alignment of each saved tensor inside the saved range
-PP, VPP, GROUP, RANK = 4, 2, 4, 0
+PP, VPP, GROUP = 4, 2, 4
 
 
 # ---- the model -------------------------------------------------------
@@ -243,6 +243,8 @@ class Config:
         self.cps = [1 << i for i in range(len(self.tokens))]
         self.names = ["cp%d" % c for c in self.cps]
         self.max_mb = a.max_microbatches
+        self.rank = a.rank
+        self.slots = json.loads(a.slots) if a.slots != "auto" else "auto"
 
 
 def measure_sizes(cfg, chunks, policy, device):
@@ -286,8 +288,8 @@ def write_schedule(cfg, sizes, path):
         "name": "dcp-layers-h%d-l%d" % (cfg.hidden, cfg.layers),
         "pipeline": {"pp": PP, "vpp": VPP, "layers_per_chunk": cfg.layers,
                      "microbatch_group": GROUP,
-                     "max_microbatches": cfg.max_mb, "ranks": [RANK],
-                     "slots": "auto"},
+                     "max_microbatches": cfg.max_mb, "ranks": [cfg.rank],
+                     "slots": cfg.slots},
         "alignment": 256,
         "variants": variants,
     }
@@ -566,6 +568,11 @@ def main():
                     help="sequence shard length per variant, cp1,cp2,cp4...")
     ap.add_argument("--max-microbatches", type=int, default=8)
     ap.add_argument("--iterations", type=int, default=6)
+    ap.add_argument("--rank", type=int, default=0, choices=range(PP),
+                    help="the pipeline rank whose orders run (of %d)" % PP)
+    ap.add_argument("--slots", default="auto",
+                    help='the schedule\'s slots: "auto", a ring, or JSON '
+                         'such as \'{"map": true}\' (slot maps)')
     ap.add_argument("--timing-iterations", type=int, default=10)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--cgslot", default=os.environ.get("CGSLOT_CLI", "cgslot"),
@@ -614,7 +621,7 @@ def main():
             sys.exit("dcp_layers: %s compile failed (%d):\n%s%s" %
                      (a.cgslot, r.returncode, r.stdout, r.stderr))
         print(r.stdout, end="")
-    rt = cgslot.Runtime(manifest, rank=RANK, device=0)
+    rt = cgslot.Runtime(manifest, rank=cfg.rank, device=0)
     check_manifest(rt, cfg, sizes)
     info = rt.info
     print("manifest %s: %d slots, %d graphs, arenas %.3f GiB; libcgslot %s"
@@ -799,7 +806,7 @@ def main():
     torch.cuda.empty_cache()
 
     # 5: PyTorch pools: one per variant; one shared, largest first
-    rt2 = cgslot.Runtime(manifest, rank=RANK, device=0)
+    rt2 = cgslot.Runtime(manifest, rank=cfg.rank, device=0)
     descs = rt2.capture_sequence()
 
     def run_pools(kind):
@@ -858,7 +865,7 @@ def main():
     print("GPU %s, torch %s, hidden %d, heads %d, %d chunks x %d layers, "
           "rank %d of pp %d, L %d, variants %s (tokens %s)" %
           (torch.cuda.get_device_name(0), torch.__version__, cfg.hidden,
-           cfg.heads, VPP, cfg.layers, RANK, PP, cfg.max_mb,
+           cfg.heads, VPP, cfg.layers, cfg.rank, PP, cfg.max_mb,
            ",".join(cfg.names), ",".join(map(str, cfg.tokens))))
     print("iterations compared: %s" %
           "; ".join("N=%d %s" % (n, "".join(str(v) for v in vs))
