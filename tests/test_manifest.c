@@ -1363,6 +1363,16 @@ START_TEST(writer_refuses_bad_plans)
 	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 0, &buf, &len, NULL),
 			 CGS_E_LIMIT);
 	fx->plan.slots = FX_S;
+	/* a map has one row per count, or one per count and chunk */
+	fixture_chunk_slots(fx, 1, 0);
+	fx->rp[1].slot_map_rows = 3;
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 0, &buf, &len, &err),
+			 CGS_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.message, "rank 1 has 3 slot map rows per count"));
+	free(fx->rp[1].slot_map);
+	fx->rp[1].slot_map = NULL;
+	fx->rp[1].slot_map_rows = 0;
 	ck_assert_int_eq(cgs_manifest_write(NULL, 0, &buf, &len, NULL),
 			 CGS_E_ARG);
 	/* Names are stored as text: control characters are refused, any
