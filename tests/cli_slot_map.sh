@@ -4,7 +4,9 @@
 # verifies against its schedule, dumps the map (the second reader agrees),
 # plots, and libcgslot and the Python binding look slots up in it.  Maps
 # that put a microbatch outside the ring or two live microbatches on one
-# slot are refused by the reader.  $1 is the slot_map_inject program.
+# slot are refused by the reader.  Then the same for maps per count and
+# chunk (format 2.1), injected and planned.  $1 is the slot_map_inject
+# program.
 inject=$(realpath "${1:?usage: cli_slot_map.sh SLOT_MAP_INJECT}") || exit 1
 . "$(dirname "$0")/cli_lib.sh"
 example=testdata/examples/qwen-pp4-vpp2-dcp.yaml
@@ -70,6 +72,102 @@ grep -q 'slot maps: rank 0 N=4: microbatch 0 has slot 8; its ring has 8 slots (0
 run 1 dump "$tmp/live.cgslot"
 grep -q 'slot maps: rank 0 N=16 order entry 1: microbatch 1 of chunk 1 takes slot 1, whose saved frames are still live' "$tmp/err" ||
 	fail "unsafe map message: $(cat "$tmp/err")"
+
+# Maps per count and chunk (format 2.1, section 14): chunk c takes
+# microbatch k to slot (k + c) mod S, with the plan's frames moved along,
+# so the manifest is as safe as the plan.  Kept under testdata like the
+# rotation (the Python reader's tests read it).
+chunk_golden=testdata/manifest/slot-map/chunk/manifest.cgslot
+"$inject" "$example" "$tmp/chunk.cgslot" chunk || fail "inject chunk failed"
+if [ "${CGS_UPDATE_GOLDEN:-0}" = 1 ]; then
+	mkdir -p "$(dirname "$chunk_golden")"
+	cp "$tmp/chunk.cgslot" "$chunk_golden"
+fi
+cmp -s "$tmp/chunk.cgslot" "$chunk_golden" || fail "$chunk_golden differs from what the injector writes now"
+run 0 verify "$tmp/chunk.cgslot" "$example"
+grep -q "verified 4 ranks.*schedule matches" "$tmp/out" || fail "verify (chunk): $(cat "$tmp/out")"
+run 0 dump "$tmp/chunk.cgslot"
+grep -q '^manifest    format 2\.1, ' "$tmp/out" || fail "dump (chunk): not format 2.1: $(head -n 1 "$tmp/out")"
+grep -q '^    14  chunk_slot_maps ' "$tmp/out" || fail "dump (chunk): no section 14"
+grep -q '^  ring        8 slots; .*; slots from the slot map per count and chunk$' "$tmp/out" ||
+	fail "dump does not announce the map per chunk"
+grep -q '^  slots N=4 chunk 0: 0 1 2 3$' "$tmp/out" || fail "dump: the N=4 row of chunk 0 is not 0 1 2 3"
+grep -q '^  slots N=4 chunk 1: 1 2 3 4$' "$tmp/out" || fail "dump: the N=4 row of chunk 1 is not 1 2 3 4"
+run 0 dump --format json "$tmp/chunk.cgslot"
+cp "$tmp/out" "$tmp/chunk.json"
+"$python" tests/manifest_edit.py decode "$tmp/chunk.cgslot" >"$tmp/decoded.json" ||
+	fail "the second reader cannot decode the map per chunk"
+"$python" -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+	"$tmp/decoded.json" "$tmp/chunk.json" || fail "the second reader and dump disagree on the map per chunk"
+"$python" - "$tmp/chunk.json" <<'PY' || fail "dump's map per chunk is not (k + c) mod S"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["ranks"]:
+    S = r["slots"]
+    rows = r["slot_map"]["per_chunk"]
+    assert len(rows) == len(r["orders"])
+    for o, per_chunk in zip(r["orders"], rows):
+        assert len(per_chunk) == d["vpp"]
+        for c, row in enumerate(per_chunk):
+            assert row == [(k + c) % S for k in range(o["microbatches"])], row
+PY
+"$python" - "$tmp/chunk.json" <<'PY' || fail "the dump schema does not take the map per chunk"
+import json, sys
+import jsonschema
+v = jsonschema.Draft202012Validator(json.load(open("schemas/manifest-dump.schema.json")))
+d = json.load(open(sys.argv[1]))
+errors = [e.message for e in v.iter_errors(d)]
+assert not errors, errors[:3]
+# the per-chunk shape is an object; a bare array of chunk rows is refused
+d["ranks"][0]["slot_map"] = d["ranks"][0]["slot_map"]["per_chunk"]
+assert not v.is_valid(d)
+PY
+run 0 plot "$tmp/chunk.cgslot" --rank 1 -o "$tmp/chunk.svg"
+run 0 report "$tmp/chunk.cgslot"
+grep -q '^rank 0: .* graphs, slots from a slot map per count and chunk$' "$tmp/out" ||
+	fail "report does not say rank 0's map is per chunk: $(cat "$tmp/out")"
+run 0 report --format json "$tmp/chunk.cgslot"
+"$python" -c 'import json, sys; r = json.load(open(sys.argv[1]))["ranks"][0]; sys.exit(not (r.get("slot_map") is True and r.get("slot_map_per_chunk") is True))' \
+	"$tmp/out" || fail "report --format json lacks slot_map_per_chunk on rank 0"
+
+# The same map with the frames left where the plan put them: the reader
+# finds it safe (each chunk keeps its slot classes), the verifier, which
+# reads the rows per chunk itself, finds frames live together that the
+# colouring let share bytes.
+"$inject" "$example" "$tmp/chunkf.cgslot" chunk-frames || fail "inject chunk-frames failed"
+run 0 dump "$tmp/chunkf.cgslot"
+run 1 verify "$tmp/chunkf.cgslot" "$example"
+grep -q 'overlaps user-gradient frame (chunk 1, slot' "$tmp/err" ||
+	fail "verify accepted a per-chunk map its plan was not coloured for: $(cat "$tmp/err")"
+
+# Corrupt maps per chunk: the reader refuses them, naming rank, count and chunk.
+"$inject" "$example" "$tmp/crange.cgslot" chunk-range || fail "inject chunk-range failed"
+run 1 verify "$tmp/crange.cgslot"
+grep -q 'chunk slot maps: rank 0 N=4: microbatch 0 of chunk 2 has slot 8; its ring has 8 slots (0..7)' "$tmp/err" ||
+	fail "out-of-ring map per chunk: $(cat "$tmp/err")"
+"$inject" "$example" "$tmp/clive.cgslot" chunk-live || fail "inject chunk-live failed"
+run 1 report "$tmp/clive.cgslot"
+grep -q 'chunk slot maps: rank 0 N=16 order entry 5: microbatch 1 of chunk 2 takes slot 1, whose saved frames are still live' "$tmp/err" ||
+	fail "unsafe map per chunk: $(cat "$tmp/err")"
+"$inject" "$example" "$tmp/cgrad.cgslot" chunk-grad || fail "inject chunk-grad failed"
+run 1 dump "$tmp/cgrad.cgslot"
+grep -q 'chunk slot maps: rank 3 N=4 order entry 7: microbatch 1 of chunk 2 takes slot 1, whose user-grad frame the backward just before it still sends from' "$tmp/err" ||
+	fail "consecutive backwards on one user-grad frame: $(cat "$tmp/err")"
+
+# The planner's own maps per chunk, through compile: the bundled example
+# with slots: {map: true} gives ranks 2 and 3 such maps; the manifest
+# verifies against its schedule, and without maps compile still writes
+# format 2.0.
+sed 's/^  slots: auto$/  slots: {map: true}/' "$example" >"$tmp/map.yaml"
+grep -q 'map: true' "$tmp/map.yaml" || fail "the example no longer has 'slots: auto'"
+run 0 compile "$tmp/map.yaml" -o "$tmp/map.cgslot"
+grep -q 'format 2\.1' "$tmp/out" || fail "compile with maps: $(head -n 3 "$tmp/out")"
+grep -q '^  slot map   rank 2: slots from a map per microbatch count and chunk$' "$tmp/out" ||
+	fail "compile does not name rank 2's map per chunk: $(cat "$tmp/out")"
+run 0 verify "$tmp/map.cgslot" "$tmp/map.yaml"
+grep -q "verified 4 ranks.*schedule matches" "$tmp/out" || fail "verify (planned maps): $(cat "$tmp/out")"
+run 0 compile "$example" -o "$tmp/plain.cgslot"
+grep -q 'format 2\.0' "$tmp/out" || fail "compile without maps is not 2.0: $(head -n 3 "$tmp/out")"
 
 [ "$failed" -eq 0 ] || { echo "$failed failure(s)"; exit 1; }
 echo "ok"

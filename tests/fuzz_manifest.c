@@ -28,7 +28,7 @@ static void check_rank(const struct cgs_manifest *m, uint32_t ri)
 		uint64_t alignment;
 	} rank = {mi->vpp, mi->n_variants, ring.n_saved, ring.n_user_grad,
 		  ring.n_graphs, mi->alignment}, *in = &rank;
-	uint32_t i, f, v, r, n_arenas = cgs_manifest_arena_count(m, ri);
+	uint32_t i, f, v, r, c, n_arenas = cgs_manifest_arena_count(m, ri);
 	uint64_t k, n;
 
 	REQUIRE(ring.slots >= 1 && ring.slots <= mi->slots);
@@ -37,9 +37,13 @@ static void check_rank(const struct cgs_manifest *m, uint32_t ri)
 	for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++) {
 		n = cgs_manifest_order_length(m, ri, i);
 		REQUIRE(n == 2ull * cgs_manifest_reachable(m, ri, i) * in->vpp);
-		for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
-			REQUIRE(cgs_manifest_slot(m, ri, i, (uint32_t)k) <
-				ring.slots);
+		for (c = 0; c < in->vpp; c++)
+			for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
+				REQUIRE(cgs_manifest_slot(m, ri, i, c,
+							  (uint32_t)k) <
+					ring.slots);
+		/* out of range: zero */
+		REQUIRE(cgs_manifest_slot(m, ri, i, in->vpp, 0) == 0);
 		for (k = 0; k < n; k++) {
 			int32_t e = cgs_manifest_order_entry(m, ri, i, k);
 

@@ -4,9 +4,10 @@
   manifest_edit.py crc FILE...        check each trailer's CRC-32C (exit 1 if bad)
   manifest_edit.py corrupt SRC DIR    write DIR/<case>/manifest.cgslot, one per
                                       corruption below, from the golden SRC
-  manifest_edit.py future SRC OUT     write OUT: SRC as the next minor (2.1 from
-                                      2.0) with an extra optional section (a
-                                      reader of 2.0 loads it)
+  manifest_edit.py future SRC OUT     write OUT: SRC (2.0 or 2.1) as minor 2.2,
+                                      with the sections 2.1 requires and an
+                                      extra optional section (a reader of 2.1
+                                      loads it)
   manifest_edit.py decode FILE        print FILE decoded as 'cgslot dump --format
                                       json' prints it, by a second reader
   manifest_edit.py poke SRC OUT ID AT FMT VALUE
@@ -154,20 +155,28 @@ def corruptions(src):
 
 
 def future_minor(src):
-    """src with minor 1 and an optional section 4096 appended: the table
-    of contents grows by one entry, so every payload moves by 24 bytes."""
+    """src as minor 2, with an empty section 14 (chunk slot maps, required
+    from 2.1 on) where src is 2.0, and an optional section 4096 appended:
+    the table of contents grows by an entry per section added, so every
+    payload moves by 24 bytes for each."""
     n = struct.unpack_from("<I", src, 16)[0]
     first = 32 + 24 * n
     body = src[first:len(src) - 8]
     payload = b"optional data from a newer writer"
     pad = (-len(payload)) % 8
+    added = [(14, 0, b"")] if n == 13 else []
+    added.append((4096, 1, payload))
+    shift = 24 * len(added)
     out = bytearray(src[:32])
-    struct.pack_into("<H", out, 10, struct.unpack_from("<H", src, 10)[0] + 1)
-    struct.pack_into("<I", out, 16, n + 1)
+    struct.pack_into("<H", out, 10, 2)
+    struct.pack_into("<I", out, 16, n + len(added))
     for i in range(n):
         sid, flags, off, size = struct.unpack_from("<IIQQ", src, 32 + 24 * i)
-        out += struct.pack("<IIQQ", sid, flags, off + 24, size)
-    out += struct.pack("<IIQQ", 4096, 1, first + 24 + len(body), len(payload))
+        out += struct.pack("<IIQQ", sid, flags, off + shift, size)
+    pos = first + shift + len(body)
+    for sid, flags, data in added:
+        out += struct.pack("<IIQQ", sid, flags, pos, len(data))
+        pos += len(data) + (-len(data)) % 8
     out += body + payload + bytes(pad) + bytes(8)
     struct.pack_into("<Q", out, 24, len(out))
     fix_crc(out)
@@ -176,7 +185,8 @@ def future_minor(src):
 
 SECTION_NAMES = ["", "meta", "strings", "variants", "ranks", "reachable",
                  "orders", "arenas", "saved_frames", "user_grad_frames",
-                 "saved_roles", "user_grad_layers", "capture", "slot_maps"]
+                 "saved_roles", "user_grad_layers", "capture", "slot_maps",
+                 "chunk_slot_maps"]
 
 
 def decode(b):
@@ -191,7 +201,7 @@ def decode(b):
         sid, flags, off, nbytes = struct.unpack_from("<IIQQ", b, 32 + 24 * i)
         assert off == pos and flags in (0, 1)
         pos = (off + nbytes + 7) & ~7
-        toc.append({"id": sid, "name": SECTION_NAMES[sid] if sid <= 13 else "unknown",
+        toc.append({"id": sid, "name": SECTION_NAMES[sid] if sid <= 14 else "unknown",
                     "optional": bool(flags & 1), "offset": off, "bytes": nbytes})
         sec[sid] = b[off:off + nbytes]
     assert pos == len(b) - 8
@@ -228,15 +238,22 @@ def decode(b):
             S, flags, sf_first, uf_first, map_first = struct.unpack_from("<IIQQQ", r, 136)
             assert (sf_first, uf_first) == (saved_first, ug_first)
         n_saved, n_ug = S * ltotal, vpp * S
-        orders, slot_map = [], ([] if flags & 1 else None)
+        # bit 0: a row per count (section 13); bit 1 (2.1): a row per
+        # count and chunk (section 14), printed as {"per_chunk": rows}
+        assert flags in ((0, 1, 2) if (major, minor) >= (2, 1) else (0, 1))
+        orders, slot_map = [], ([] if flags else None)
         for i in range(nreach):
             mb, _r, first = struct.unpack_from("<IIQ", sec[5], 16 * (rfirst + i))
             cnt = 2 * mb * vpp
             orders.append({"microbatches": mb, "entries": list(
                 struct.unpack_from(f"<{cnt}{fmt}", sec[6], first * width))})
-            if slot_map is not None:
+            if flags == 1:
                 slot_map.append(list(struct.unpack_from(f"<{mb}I", sec[13], 4 * map_first)))
                 map_first += mb
+            elif flags == 2:
+                slot_map.append([list(struct.unpack_from(f"<{mb}I", sec[14], 4 * (map_first + c * mb)))
+                                 for c in range(vpp)])
+                map_first += mb * vpp
         arenas = []
         for a in range(nar):
             role, _r, nb, al = struct.unpack_from("<IIQQ", sec[7], 24 * (afirst + a))
@@ -258,7 +275,8 @@ def decode(b):
             layouts.append({"variant": string(variants[v][0]), "frames": frames})
         totals = struct.unpack_from("<4Q", r, 104)
         ranks.append({
-            "rank": rid, "slots": S, "slot_map": slot_map, "orders": orders,
+            "rank": rid, "slots": S, "orders": orders,
+            "slot_map": {"per_chunk": slot_map} if flags == 2 else slot_map,
             "report": {"saved": stats(r, 40), "user_grad": stats(r, 72),
                        "bytes": totals[0], "lower_bound_bytes": totals[1],
                        "bytes_without_sharing": totals[2],

@@ -11,8 +11,23 @@
  *   slot_map_inject SCHEDULE OUT live     microbatches 0 and 1 of the
  *                                         largest count share a slot
  *
- * The writer does not validate contents; the last two give manifests that
- * every reader must refuse.  Exit 0 when OUT is written, 1 otherwise.
+ * and maps per count and chunk (format 2.1, section 14), microbatch k of
+ * chunk c in slot (k + c) mod S:
+ *   chunk         each frame (c, s) moved to slot (s + c) mod S with it,
+ *                 so the plan is as safe as before
+ *   chunk-frames  the map alone: safe for the reader, but the frames'
+ *                 bytes were shared for k mod S
+ *   chunk-range   slot S for microbatch 0 of chunk 1 (0-based) on rank 0
+ *   chunk-live    microbatch 1 of chunk 1 on rank 0 takes microbatch 0's
+ *                 slot in the largest count, while it is live
+ *   chunk-grad    the same on the last rank in the smallest count, whose
+ *                 orders run the backward of chunk 1's microbatch 0
+ *                 before its microbatch 1's forward: the two backwards
+ *                 then share a user-gradient frame
+ *
+ * The writer does not validate contents; range, live and chunk-range,
+ * -live and -grad give manifests that every reader must refuse.  Exit 0
+ * when OUT is written, 1 otherwise.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,8 +40,43 @@
 #include "plan/plan.h"
 #include "slot_maps.h"
 
+/* Microbatch k of chunk 1 takes microbatch 0's slot on rank index r,
+ * count index i: the plan's rows are the largest count's width. */
+static void share_slot(struct cgs_plan *p, uint32_t r, uint32_t i,
+		       uint32_t k)
+{
+	struct cgs_rank_plan *rp = &p->ranks[r];
+	uint32_t width = rp->reachable[rp->n_reachable - 1];
+	uint32_t *row = rp->slot_map + ((size_t)i * rp->slot_map_rows + 1) * width;
+
+	row[k] = row[0];
+}
+
+static int set_chunk_maps(struct cgs_plan *p, const char *mode)
+{
+	struct cgs_rank_plan *rp = &p->ranks[0];
+	uint32_t width;
+
+	if (p->schedule->vpp < 2 ||
+	    cgs_test_chunk_slot_maps(p, strcmp(mode, "chunk-frames") != 0))
+		return 1;
+	width = rp->reachable[rp->n_reachable - 1];
+	if (strcmp(mode, "chunk-range") == 0)
+		rp->slot_map[width] = rp->slots;  /* count 0, chunk 1, k 0 */
+	else if (strcmp(mode, "chunk-live") == 0)
+		share_slot(p, 0, rp->n_reachable - 1, 1);
+	else if (strcmp(mode, "chunk-grad") == 0)
+		share_slot(p, p->n_ranks - 1, 0, 1);
+	else if (strcmp(mode, "chunk") != 0 &&
+		 strcmp(mode, "chunk-frames") != 0)
+		return 1;
+	return 0;
+}
+
 static int set_maps(struct cgs_plan *p, const char *mode)
 {
+	if (strncmp(mode, "chunk", 5) == 0)
+		return set_chunk_maps(p, mode);
 	if (cgs_test_rotate_slot_maps(p))
 		return 1;
 	if (strcmp(mode, "range") == 0) {
@@ -55,7 +105,7 @@ int main(int argc, char **argv)
 	int rc = 1;
 
 	if (argc != 4) {
-		fprintf(stderr, "usage: slot_map_inject SCHEDULE OUT rotate|range|live\n");
+		fprintf(stderr, "usage: slot_map_inject SCHEDULE OUT rotate|range|live|chunk|chunk-frames|chunk-range|chunk-live|chunk-grad\n");
 		return 2;
 	}
 	cgs_limits_init(&limits);

@@ -254,6 +254,44 @@ static uint8_t *fixture_bytes(size_t *len)
 	return buf;
 }
 
+/*
+ * Give rank r a map with a row per chunk: microbatch k of chunk c takes
+ * slot (k + c) mod S, as safe as k mod S (each chunk keeps its classes)
+ * but different for the two chunks.  `same` gives every chunk chunk 0's
+ * row instead, (k + 1) mod S.
+ */
+static void fixture_chunk_slots(struct fixture *fx, uint32_t r, int same)
+{
+	struct cgs_rank_plan *rp = &fx->rp[r];
+	uint32_t i, c, k, width = rp->reachable[rp->n_reachable - 1];
+
+	free(rp->slot_map);
+	rp->slot_map_rows = FX_VPP;
+	rp->slot_map = calloc((size_t)rp->n_reachable * FX_VPP * width,
+			      sizeof(uint32_t));
+	for (i = 0; i < rp->n_reachable; i++)
+		for (c = 0; c < FX_VPP; c++)
+			for (k = 0; k < rp->reachable[i]; k++)
+				rp->slot_map[(i * FX_VPP + c) * width + k] =
+					(k + (same ? 1 : c)) % FX_S;
+}
+
+/* The fixture's bytes with a per-chunk map on every rank (format 2.1). */
+static uint8_t *fixture_chunk_bytes(size_t *len)
+{
+	struct fixture *fx = fixture_create();
+	struct cgs_error err = {0};
+	void *buf = NULL;
+	uint32_t r;
+
+	for (r = 0; r < FX_PP; r++)
+		fixture_chunk_slots(fx, r, 0);
+	ck_assert_msg(cgs_manifest_write(&fx->plan, 5, &buf, len, &err) == 0,
+		      "write: %s", err.message);
+	fixture_destroy(fx);
+	return buf;
+}
+
 /* ---- helpers over raw bytes ------------------------------------- */
 
 static void fix_crc(uint8_t *b, size_t len)
@@ -303,6 +341,10 @@ static uint64_t walk(const struct cgs_manifest *m)
 			n = cgs_manifest_order_length(m, ri, i);
 			for (k = 0; k < n; k++)
 				sum += (uint64_t)cgs_manifest_order_entry(m, ri, i, k);
+			for (v = 0; v <= in->vpp; v++)
+				for (k = 0; k <= cgs_manifest_reachable(m, ri, i); k++)
+					sum += cgs_manifest_slot(m, ri, i, v,
+								 (uint32_t)k);
 		}
 		for (i = 0; i < cgs_manifest_arena_count(m, ri); i++)
 			sum += cgs_manifest_arena(m, ri, i).bytes;
@@ -402,7 +444,9 @@ START_TEST(round_trip)
 	ck_assert_msg(cgs_manifest_open_buffer(buf, len, &m, &err) == 0, "%s", err.message);
 	in = cgs_manifest_info(m);
 	ck_assert_uint_eq(in->major, CGS_MANIFEST_MAJOR);
-	ck_assert_uint_eq(in->minor, CGS_MANIFEST_MINOR);
+	/* no map differs between chunks: format 2.0, as before 2.1 */
+	ck_assert_uint_eq(in->minor, 0);
+	ck_assert_uint_eq(cgs_get_le32((uint8_t *)buf + 16), 13);
 	ck_assert_str_eq(in->name, "tiny");
 	ck_assert_uint_eq(in->schedule_hash, 42);
 	ck_assert_uint_eq(in->pp, FX_PP);
@@ -573,16 +617,15 @@ END_TEST
 /* Every single-byte change is caught by the checksum; with the checksum
  * recomputed, the structural checks reject or the result is still safe
  * to walk. */
-START_TEST(byte_flips)
+static void flips(uint8_t *b, size_t len)
 {
 	static const uint8_t patterns[] = {0x01, 0x80, 0xff, 0x10};
 	struct cgs_manifest *m;
 	unsigned long rejected = 0, accepted = 0;
-	uint8_t *b, *c;
-	size_t len, i, p;
+	uint8_t *c;
+	size_t i, p;
 	int rc;
 
-	b = fixture_bytes(&len);
 	c = malloc(len);
 	for (p = 0; p < sizeof(patterns); p++) {
 		for (i = 0; i < len; i++) {
@@ -632,6 +675,17 @@ START_TEST(byte_flips)
 	ck_assert_uint_gt(rejected, accepted);
 	free(c);
 	free(b);
+}
+
+START_TEST(byte_flips)
+{
+	size_t len;
+	uint8_t *b = fixture_bytes(&len);
+
+	flips(b, len);
+	/* format 2.1, with section 14 */
+	b = fixture_chunk_bytes(&len);
+	flips(b, len);
 }
 END_TEST
 
@@ -1017,11 +1071,11 @@ START_TEST(slot_maps)
 		ck_assert_uint_eq(ring.slots, FX_S);
 		for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++)
 			for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
-				ck_assert_uint_eq(cgs_manifest_slot(m, ri, i, k),
+				ck_assert_uint_eq(cgs_manifest_slot(m, ri, i, 0, k),
 						  (k + 1) % FX_S);
 		/* out of range: zero, never a read past the data */
-		ck_assert_uint_eq(cgs_manifest_slot(m, ri, 0, 2), 0);
-		ck_assert_uint_eq(cgs_manifest_slot(m, ri, 9, 0), 0);
+		ck_assert_uint_eq(cgs_manifest_slot(m, ri, 0, 0, 2), 0);
+		ck_assert_uint_eq(cgs_manifest_slot(m, ri, 9, 0, 0), 0);
 	}
 	cgs_manifest_close(&m);
 
@@ -1038,6 +1092,137 @@ START_TEST(slot_maps)
 	free(c);
 	free(b);
 	fixture_destroy(fx);
+}
+END_TEST
+
+START_TEST(chunk_slot_maps)
+{
+	struct fixture *fx = fixture_create();
+	struct cgs_error err = {0};
+	struct cgs_manifest *m = NULL;
+	struct cgs_manifest_ring ring;
+	size_t len, len2, ranks, maps;
+	uint64_t maps_len, chunk_len;
+	uint8_t *b, *b2, *c;
+	uint32_t ri, i, ch, k;
+
+	/* Chunk rows that all agree are a per-count map: format 2.0, the
+	 * same bytes as the map given with one row. */
+	fixture_rotate_slots(fx);
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 1, (void **)&b, &len,
+					    &err), 0);
+	for (ri = 0; ri < FX_PP; ri++)
+		fixture_chunk_slots(fx, ri, 1);
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 1, (void **)&b2, &len2,
+					    &err), 0);
+	ck_assert_uint_eq(len, len2);
+	ck_assert_int_eq(memcmp(b, b2, len), 0);
+	ck_assert_uint_eq(cgs_get_le16(b + 10), 0);
+	free(b);
+	free(b2);
+	fixture_destroy(fx);
+
+	/* Rows that differ: format 2.1, flags bit 1, section 14. */
+	b = fixture_chunk_bytes(&len);
+	ck_assert_uint_eq(cgs_get_le16(b + 8), 2);
+	ck_assert_uint_eq(cgs_get_le16(b + 10), 1);
+	ck_assert_uint_eq(cgs_get_le32(b + 16), 14);
+	section(b, CGS_MF_SLOT_MAPS, &maps_len);
+	maps = section(b, CGS_MF_CHUNK_SLOT_MAPS, &chunk_len);
+	ranks = section(b, CGS_MF_RANKS, NULL);
+	ck_assert_uint_eq(maps_len, 0);
+	/* counts 2 and 4, two chunks, two ranks */
+	ck_assert_uint_eq(chunk_len, 2 * (2 + 4) * 2 * 4);
+	for (ri = 0; ri < FX_PP; ri++) {
+		const uint8_t *r = b + ranks + ri * CGS_MF_RANK_ENTRY_BYTES;
+
+		ck_assert_uint_eq(cgs_get_le32(r + CGS_MF_RANK_FLAGS),
+				  CGS_MF_RANK_HAS_CHUNK_SLOT_MAP);
+		ck_assert_uint_eq(cgs_get_le64(r + CGS_MF_RANK_SLOT_MAP_FIRST),
+				  ri * (2 + 4) * 2);
+	}
+	/* count by count, chunk by chunk: N=2 chunk 0 is 0 1, chunk 1 is 1 2 */
+	ck_assert_uint_eq(cgs_get_le32(b + maps + 8), 1);
+	ck_assert_uint_eq(cgs_get_le32(b + maps + 12), 2);
+	ck_assert_msg(cgs_manifest_open_buffer(b, len, &m, &err) == 0, "%s",
+		      err.message);
+	ck_assert_uint_eq(cgs_manifest_info(m)->minor, 1);
+	for (ri = 0; ri < FX_PP; ri++) {
+		ring = cgs_manifest_rank_ring(m, ri);
+		ck_assert_int_eq(ring.slot_map, 1);
+		ck_assert_int_eq(ring.slot_map_per_chunk, 1);
+		for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++)
+			for (ch = 0; ch < FX_VPP; ch++)
+				for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
+					ck_assert_uint_eq(
+						cgs_manifest_slot(m, ri, i, ch, k),
+						(k + ch) % FX_S);
+		/* out of range: zero, never a read past the data */
+		ck_assert_uint_eq(cgs_manifest_slot(m, ri, 0, FX_VPP, 0), 0);
+		ck_assert_uint_eq(cgs_manifest_slot(m, ri, 1, 1, 4), 0);
+	}
+	walk(m);
+	cgs_manifest_close(&m);
+
+	/* Corrupt maps and flags, re-sealed. */
+	c = malloc(len);
+	EDIT_REJECT(CGS_E_FORMAT, "chunk slot maps: rank 0 N=2: microbatch 1 of chunk 1 has slot 4; its ring has 4 slots",
+		    cgs_put_le32(c + maps + 4, 4));
+	/* rank 0 runs both forwards of N=2 before any backward */
+	EDIT_REJECT(CGS_E_FORMAT, "chunk slot maps: rank 0 N=2 order entry 1: microbatch 1 of chunk 1 takes slot 0, whose saved frames are still live",
+		    cgs_put_le32(c + maps + 4, 0));
+	/* rank 1, N=2: 1 1 2 -2 2 -2 -1 -1; the backwards of chunk 2 at
+	 * entries 3 and 5 follow one another */
+	EDIT_REJECT(CGS_E_FORMAT, "chunk slot maps: rank 1 N=2 order entry 5: microbatch 1 of chunk 2 takes slot 1, whose user-grad frame the backward just before it still sends from",
+		    cgs_put_le32(c + maps + 12 * 4 + 12, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 1: flags 0x3 say both a slot map per count (bit 0) and one per count and chunk (bit 1)",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_FLAGS, 3));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 0: reserved flag bits set (flags 0x4); accepted: 0, 1 (a slot map per count) or 2",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_FLAGS, 4));
+	EDIT_REJECT(CGS_E_FORMAT, "section 14 (chunk slot maps) in a format 2.0 file; it exists from format 2.1 on",
+		    cgs_put_le16(c + 10, 0));
+	/* a map no longer announced leaves section 14 too long */
+	EDIT_REJECT(CGS_E_FORMAT, "section 14 (chunk slot maps) holds 96 bytes; 12 chunk slot map entries of 4 bytes need 48",
+		    cgs_put_le32(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_FLAGS, 0);
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_SLOT_MAP_FIRST, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "rank 1: first chunk slot map entry is 0; it must continue the previous rank's at 12",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_SLOT_MAP_FIRST, 0));
+	free(c);
+	free(b);
+
+	/* Mixed: rank 0 per count (section 13), rank 1 per chunk; each
+	 * rank's first index counts its own section's entries before it. */
+	fx = fixture_create();
+	fixture_rotate_slots(fx);
+	fixture_chunk_slots(fx, 1, 0);
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 1, (void **)&b, &len,
+					    &err), 0);
+	fixture_destroy(fx);
+	ranks = section(b, CGS_MF_RANKS, NULL);
+	section(b, CGS_MF_SLOT_MAPS, &maps_len);
+	section(b, CGS_MF_CHUNK_SLOT_MAPS, &chunk_len);
+	ck_assert_uint_eq(maps_len, (2 + 4) * 4);
+	ck_assert_uint_eq(chunk_len, (2 + 4) * 2 * 4);
+	ck_assert_uint_eq(cgs_get_le64(b + ranks + CGS_MF_RANK_ENTRY_BYTES +
+				       CGS_MF_RANK_SLOT_MAP_FIRST), 0);
+	ck_assert_msg(cgs_manifest_open_buffer(b, len, &m, &err) == 0, "%s",
+		      err.message);
+	ck_assert_int_eq(cgs_manifest_rank_ring(m, 0).slot_map_per_chunk, 0);
+	ck_assert_int_eq(cgs_manifest_rank_ring(m, 1).slot_map_per_chunk, 1);
+	ck_assert_uint_eq(cgs_manifest_slot(m, 0, 1, 1, 3), 0);
+	ck_assert_uint_eq(cgs_manifest_slot(m, 1, 1, 1, 3), 0);
+	ck_assert_uint_eq(cgs_manifest_slot(m, 1, 1, 0, 3), 3);
+	cgs_manifest_close(&m);
+	c = malloc(len);
+	EDIT_REJECT(CGS_E_FORMAT, "rank 1: first chunk slot map entry is 6; it must continue the previous rank's at 0",
+		    cgs_put_le64(c + ranks + CGS_MF_RANK_ENTRY_BYTES +
+					 CGS_MF_RANK_SLOT_MAP_FIRST, 6));
+	free(c);
+	free(b);
 }
 END_TEST
 
@@ -1083,7 +1268,9 @@ START_TEST(minor_versions)
 	size_t len, cl;
 	uint64_t base_walk;
 
-	b = fixture_bytes(&len);
+	/* our newest minor (2.1) holds every section it defines */
+	b = fixture_chunk_bytes(&len);
+	ck_assert_uint_eq(cgs_get_le16(b + 10), CGS_MANIFEST_MINOR);
 	ck_assert_int_eq(cgs_manifest_open_buffer(b, len, &m, NULL), 0);
 	base_walk = walk(m);
 	cgs_manifest_close(&m);
@@ -1176,6 +1363,16 @@ START_TEST(writer_refuses_bad_plans)
 	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 0, &buf, &len, NULL),
 			 CGS_E_LIMIT);
 	fx->plan.slots = FX_S;
+	/* a map has one row per count, or one per count and chunk */
+	fixture_chunk_slots(fx, 1, 0);
+	fx->rp[1].slot_map_rows = 3;
+	cgs_error_clear(&err);
+	ck_assert_int_eq(cgs_manifest_write(&fx->plan, 0, &buf, &len, &err),
+			 CGS_E_INVALID);
+	ck_assert_ptr_nonnull(strstr(err.message, "rank 1 has 3 slot map rows per count"));
+	free(fx->rp[1].slot_map);
+	fx->rp[1].slot_map = NULL;
+	fx->rp[1].slot_map_rows = 0;
 	ck_assert_int_eq(cgs_manifest_write(NULL, 0, &buf, &len, NULL),
 			 CGS_E_ARG);
 	/* Names are stored as text: control characters are refused, any
@@ -1339,6 +1536,7 @@ static Suite *manifest_suite(void)
 	tcase_add_test(tc, writer_refuses_bad_plans);
 	tcase_add_test(tc, entry_widths);
 	tcase_add_test(tc, slot_maps);
+	tcase_add_test(tc, chunk_slot_maps);
 	suite_add_tcase(s, tc);
 	return s;
 }

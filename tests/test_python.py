@@ -130,11 +130,12 @@ class Import(unittest.TestCase):
 
 class Lookups(unittest.TestCase):
     def test_against_the_dump(self):
-        # the examples, a manifest with rings per rank and one whose ranks
-        # carry slot maps (format 2)
+        # the examples, a manifest with rings per rank, one whose ranks
+        # carry slot maps (format 2) and one with maps per chunk (2.1)
         paths = [compile_example(name) for name in EXAMPLES] + [
             os.path.join(ROOT, "testdata", "manifest", *p, "manifest.cgslot")
-            for p in (("golden", "per-rank"), ("slot-map", "rotate"))]
+            for p in (("golden", "per-rank"), ("slot-map", "rotate"),
+                      ("slot-map", "chunk"))]
         for path in paths:
             d = dump_json(path)
             for rank_doc in d["ranks"]:
@@ -161,10 +162,13 @@ class Lookups(unittest.TestCase):
         self.assertEqual([rt.chunk_layers(c) for c in range(info["vpp"])],
                          d["layers"])
         S = info["slots"]
+        sm = rd["slot_map"]
         for i, n in enumerate(rt.reachable):
-            want = ([k % S for k in range(n)] if rd["slot_map"] is None
-                    else rd["slot_map"][i])
             for c in range(info["vpp"]):
+                # null, a row per count, or {"per_chunk": [count][chunk]}
+                want = ([k % S for k in range(n)] if sm is None
+                        else sm["per_chunk"][i][c] if isinstance(sm, dict)
+                        else sm[i])
                 self.assertEqual([rt.slot(n, c, k) for k in range(n)], want)
         self.assertEqual(rt.graph_count(), len(rd["capture"]))
         for i in (0, 1, len(rd["capture"]) // 2, len(rd["capture"]) - 1):

@@ -495,6 +495,57 @@ START_TEST(first_violation_reported)
 }
 END_TEST
 
+/*
+ * A map with a row per chunk: each chunk's microbatches take their own
+ * row's slots.  Every case below passes if the verifier read chunk 0's
+ * row for every chunk, so each fails unless it reads the rows apart.
+ */
+START_TEST(chunk_slot_maps)
+{
+	struct fixture fx;
+	uint32_t map[4] = {0, 1, 0, 0};      /* chunk 0: 0 1, chunk 1: 0 0 */
+	uint64_t start[2] = {0, 2};          /* count 0: chunk 0, chunk 1 */
+	struct cgs_error err = {0};
+
+	/* chunk 1 runs one microbatch at a time: one slot is enough */
+	fx_init(&fx, 2, 2, one_layer, 1);
+	ORDER(&fx, 2, 2, -2, 1, 1, -1, -1, 2, -2);
+	fx.vr.slot_map = map;
+	fx.vr.slot_map_start = start;
+	fx.vr.slot_map_rows = 2;
+	expect_pass(&fx);
+	fx_release(&fx);
+
+	/* both of chunk 1's microbatches in flight on slot 1 */
+	map[2] = map[3] = 1;
+	fx_init(&fx, 2, 2, one_layer, 1);
+	ORDER(&fx, 2, 1, 1, 2, 2, -2, -2, -1, -1);
+	fx.vr.slot_map = map;
+	fx.vr.slot_map_start = start;
+	fx.vr.slot_map_rows = 2;
+	EXPECT_VIOLATION(&fx, "N 2, order position 3 (entry +2): the forward "
+			 "of chunk 1 microbatch 1 reuses saved frames of slot "
+			 "1 that are still live (the slot map is unsafe)");
+	fx_release(&fx);
+
+	/* chunk 1's backwards follow one another on user-grad frame (1, 1) */
+	fx_init(&fx, 2, 2, one_layer, 1);
+	ORDER(&fx, 2, 1, 1, -1, 2, -2, 2, -2, -1);
+	fx.vr.slot_map = map;
+	fx.vr.slot_map_start = start;
+	fx.vr.slot_map_rows = 2;
+	EXPECT_VIOLATION(&fx, "order position 6 (entry -2): the backward of "
+			 "chunk 1 microbatch 1 reuses the user-gradient frame "
+			 "(chunk 1, slot 1) of the previous backward");
+
+	/* rows are 0 or 1 (shared) or one per chunk */
+	fx.vr.slot_map_rows = 3;
+	ck_assert_int_eq(cgs_verify_rank_check(&fx.vr, NULL, &err), CGS_E_ARG);
+	ck_assert_ptr_nonnull(strstr(err.message, "3 slot map rows per count"));
+	fx_release(&fx);
+}
+END_TEST
+
 START_TEST(bad_description)
 {
 	struct fixture fx;
@@ -762,6 +813,7 @@ static Suite *verify_suite(void)
 	tcase_add_test(tc, reused_frames);
 	tcase_add_test(tc, first_violation_reported);
 	tcase_add_test(tc, bad_description);
+	tcase_add_test(tc, chunk_slot_maps);
 	tcase_add_loop_test(tc, agrees_with_brute_force, 0, 4);
 	suite_add_tcase(s, tc);
 	return s;

@@ -10,7 +10,7 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 	const struct cgs_schedule *s = p->schedule;
 	const struct cgs_rank_plan *rp = &p->ranks[ri];
 	uint64_t n = (uint64_t)rp->n_saved * s->n_variants, i;
-	uint32_t a, v, f;
+	uint32_t a, v, f, rows;
 
 	*d = (struct cgs_verify_plan_rank){0};
 	d->arena_bytes = malloc(((size_t)rp->n_arenas + 1) *
@@ -22,7 +22,8 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 				 sizeof(*d->saved_frames));
 	d->user_grad_frames = malloc(((size_t)rp->n_user_grad + 1) *
 				     sizeof(*d->user_grad_frames));
-	d->slot_map_start = malloc(((size_t)rp->n_reachable + 1) *
+	rows = rp->slot_map_rows > 1 ? rp->slot_map_rows : 1;
+	d->slot_map_start = malloc(((size_t)rp->n_reachable * rows + 1) *
 				   sizeof(*d->slot_map_start));
 	if (!d->arena_bytes || !d->variant_names || !d->saved ||
 	    !d->user_grad || !d->saved_frames || !d->user_grad_frames ||
@@ -32,8 +33,8 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 	}
 	for (a = 0; a < rp->n_arenas; a++)
 		d->arena_bytes[a] = rp->arenas[a].bytes;
-	/* plan.h: one row of the largest count's width per reachable count */
-	for (a = 0; a < rp->n_reachable; a++)
+	/* plan.h: rows of the largest count's width, per count (and chunk) */
+	for (a = 0; a < rp->n_reachable * rows; a++)
 		d->slot_map_start[a] = (uint64_t)a *
 				       rp->reachable[rp->n_reachable - 1];
 	for (v = 0; v < s->n_variants; v++)
@@ -81,6 +82,7 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 		.order_entries = rp->order_entries,
 		.slot_map = rp->slot_map,
 		.slot_map_start = rp->slot_map ? d->slot_map_start : NULL,
+		.slot_map_rows = rows,
 		.n_arenas = rp->n_arenas,
 		.arena_bytes = d->arena_bytes,
 		.alignment = s->alignment,

@@ -53,8 +53,10 @@ static void print_summary(FILE *out, const char *schedule,
 	}
 	for (ri = 0; ri < in->n_ranks; ri++)
 		if (cgs_manifest_rank_ring(m, ri).slot_map)
-			fprintf(out, "  slot map   rank %u: slots from a map per microbatch count\n",
-			       cgs_manifest_rank_id(m, ri));
+			fprintf(out, "  slot map   rank %u: slots from a map per microbatch count%s\n",
+			       cgs_manifest_rank_id(m, ri),
+			       cgs_manifest_rank_ring(m, ri).slot_map_per_chunk
+				       ? " and chunk" : "");
 	fprintf(out, "  variants  ");
 	for (v = 0; v < in->n_variants; v++)
 		fprintf(out, " %s (cp %u)%s", cgs_manifest_variant_name(m, v),

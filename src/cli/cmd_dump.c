@@ -19,7 +19,7 @@
 static const char *const section_names[] = {
 	"", "meta", "strings", "variants", "ranks", "reachable", "orders",
 	"arenas", "saved_frames", "user_grad_frames", "saved_roles",
-	"user_grad_layers", "capture", "slot_maps",
+	"user_grad_layers", "capture", "slot_maps", "chunk_slot_maps",
 };
 
 static const char *section_name(uint32_t id)
@@ -147,20 +147,29 @@ static void text_rank(const struct cgs_manifest *m, uint32_t ri)
 	struct cgs_manifest_ring ring = cgs_manifest_rank_ring(m, ri);
 	const struct cgs_manifest_ring *in = &ring;
 	struct cgs_manifest_rank_stats st = cgs_manifest_rank_stats(m, ri);
-	uint32_t i, f, v, r, g, gv, gf, gd;
+	uint32_t i, f, v, r, g, gv, gf, gd, c;
+	uint32_t rows = in->slot_map_per_chunk ? mi->vpp : 1;
 	uint64_t k, n;
 
 	printf("\nrank %u\n  ring        %u slots; %u saved frames, %u user-grad frames, %u graphs; %s\n",
 	       cgs_manifest_rank_id(m, ri), in->slots, in->n_saved,
 	       in->n_user_grad, in->n_graphs,
-	       in->slot_map ? "slots from the slot map" : "slot k mod S");
+	       !in->slot_map ? "slot k mod S"
+	       : in->slot_map_per_chunk ? "slots from the slot map per count and chunk"
+	       : "slots from the slot map");
+	/* a row per count, or per count and chunk (0-based, as frames) */
 	for (i = 0; in->slot_map && i < cgs_manifest_reachable_count(m, ri);
-	     i++) {
-		printf("  slots N=%u:", cgs_manifest_reachable(m, ri, i));
-		for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
-			printf(" %u", cgs_manifest_slot(m, ri, i, (uint32_t)k));
-		printf("\n");
-	}
+	     i++)
+		for (c = 0; c < rows; c++) {
+			printf("  slots N=%u", cgs_manifest_reachable(m, ri, i));
+			if (in->slot_map_per_chunk)
+				printf(" chunk %u", c);
+			printf(":");
+			for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
+				printf(" %u", cgs_manifest_slot(m, ri, i, c,
+								(uint32_t)k));
+			printf("\n");
+		}
 	printf("  reachable  ");
 	for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++)
 		printf(" %u", cgs_manifest_reachable(m, ri, i));
@@ -263,6 +272,31 @@ static void json_role_stats(const char *key,
 	       s->lower_bound_bytes);
 }
 
+/*
+ * A map with a row per count and chunk: {"per_chunk": [count][chunk][k]},
+ * an object, so that a reader of the per-count shape (an array of rows)
+ * fails on it rather than taking one chunk's row for every chunk.
+ */
+static void json_chunk_slot_map(const struct cgs_manifest *m, uint32_t ri)
+{
+	uint32_t i, c, k, n, vpp = cgs_manifest_info(m)->vpp;
+
+	printf("{\"per_chunk\": [");
+	for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++) {
+		n = cgs_manifest_reachable(m, ri, i);
+		printf(i ? ", [" : "[");
+		for (c = 0; c < vpp; c++) {
+			printf(c ? ", [" : "[");
+			for (k = 0; k < n; k++)
+				printf(k ? ", %u" : "%u",
+				       cgs_manifest_slot(m, ri, i, c, k));
+			printf("]");
+		}
+		printf("]");
+	}
+	printf("]}");
+}
+
 static void json_rank(const struct cgs_manifest *m, uint32_t ri, int last)
 {
 	const struct cgs_manifest_info *mi = cgs_manifest_info(m);
@@ -278,11 +312,14 @@ static void json_rank(const struct cgs_manifest *m, uint32_t ri, int last)
 	       cgs_manifest_rank_id(m, ri), in->slots);
 	if (!in->slot_map)
 		printf("null");
-	for (i = 0; in->slot_map && i < n_reach; i++) {
+	else if (in->slot_map_per_chunk)
+		json_chunk_slot_map(m, ri);
+	for (i = 0; in->slot_map && !in->slot_map_per_chunk && i < n_reach;
+	     i++) {
 		printf(i ? ", [" : "[[");
 		for (k = 0; k < cgs_manifest_reachable(m, ri, i); k++)
 			printf(k ? ", %u" : "%u",
-			       cgs_manifest_slot(m, ri, i, (uint32_t)k));
+			       cgs_manifest_slot(m, ri, i, 0, (uint32_t)k));
 		printf(i + 1 < n_reach ? "]" : "]]");
 	}
 	printf(",\n      \"orders\": [\n");

@@ -153,11 +153,10 @@ struct plot {
 };
 
 /* Physical slot of microbatch k of chunk c in the plotted order: the
- * manifest's slot map for this count, or k mod S. */
+ * manifest's slot map for this count (and chunk), or k mod S. */
 static uint32_t slot_of(const struct plot *p, uint32_t c, uint32_t k)
 {
-	(void)c;
-	return cgs_manifest_slot(p->m, p->ri, p->ci, k);
+	return cgs_manifest_slot(p->m, p->ri, p->ci, c, k);
 }
 
 /*

@@ -43,6 +43,29 @@ static void copy_role(struct cgs_report_role *dst,
 	dst->lower_bound_bytes = src->lower_bound_bytes;
 }
 
+/*
+ * Whether rp's map has chunks whose rows differ: the manifest stores such
+ * a map per count and chunk, any other per count (cgslot-manifest(5)).
+ */
+static int map_per_chunk(const struct cgs_rank_plan *rp)
+{
+	uint64_t width, row;
+	uint32_t i, c, k;
+
+	if (!rp->slot_map || rp->slot_map_rows <= 1 || !rp->n_reachable)
+		return 0;
+	width = rp->reachable[rp->n_reachable - 1];
+	for (i = 0; i < rp->n_reachable; i++)
+		for (c = 1; c < rp->slot_map_rows; c++)
+			for (k = 0; k < rp->reachable[i]; k++) {
+				row = (uint64_t)i * rp->slot_map_rows;
+				if (rp->slot_map[(row + c) * width + k] !=
+				    rp->slot_map[row * width + k])
+					return 1;
+			}
+	return 0;
+}
+
 static int rank_from_plan(struct cgs_report_rank *rr,
 			  const struct cgs_rank_plan *rp)
 {
@@ -51,6 +74,7 @@ static int rank_from_plan(struct cgs_report_rank *rr,
 	rr->rank = rp->rank;
 	rr->slots = rp->slots;
 	rr->slot_map = rp->slot_map != NULL;
+	rr->slot_map_per_chunk = map_per_chunk(rp);
 	rr->n_reachable = rp->n_reachable;
 	rr->reachable = dup_mem(rp->reachable,
 				rp->n_reachable * sizeof(*rr->reachable));
@@ -277,7 +301,10 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 			rr->n_reachable);
 		print_reachable(out, rr);
 		fprintf(out, "), %u graphs%s\n", rr->graphs,
-			rr->slot_map ? ", slots from a slot map per count" : "");
+			!rr->slot_map ? ""
+			: rr->slot_map_per_chunk
+				? ", slots from a slot map per count and chunk"
+				: ", slots from a slot map per count");
 		print_role(out, "saved", &rr->saved);
 		print_role(out, "user_grad", &rr->user_grad);
 		fprintf(out, "  arenas    ");
@@ -367,6 +394,8 @@ static json_t *rank_json(const struct cgs_report_rank *rr, int per_rank)
 		put(o, "slots", u64(rr->slots), &ok);
 	if (rr->slot_map)
 		put(o, "slot_map", json_true(), &ok);
+	if (rr->slot_map_per_chunk)
+		put(o, "slot_map_per_chunk", json_true(), &ok);
 	put(o, "reachable", reach, &ok);
 	put(o, "graphs", u64(rr->graphs), &ok);
 	put(o, "saved", role_json(&rr->saved), &ok);

@@ -38,6 +38,7 @@ struct cgs_report_rank {
 	uint32_t rank;
 	uint32_t slots;                 /* this rank's ring S */
 	int slot_map;                   /* slots from a map, not k mod S */
+	int slot_map_per_chunk;         /* the map differs between chunks */
 	uint32_t n_reachable;
 	uint32_t *reachable;
 	uint32_t graphs;

@@ -41,6 +41,7 @@ static int fill_rank(struct cgs_report_rank *rr, const struct cgs_manifest *m,
 	rr->rank = cgs_manifest_rank_id(m, ri);
 	rr->slots = ring.slots;
 	rr->slot_map = ring.slot_map != 0;
+	rr->slot_map_per_chunk = ring.slot_map_per_chunk != 0;
 	rr->n_reachable = cgs_manifest_reachable_count(m, ri);
 	rr->graphs = cgs_manifest_capture_count(m, ri);
 	copy_role(&rr->saved, &st.saved);

@@ -36,9 +36,14 @@ enum cgs_mf_section {
 	CGS_MF_USER_GRAD_LAYERS = 11,
 	CGS_MF_CAPTURE = 12,
 	CGS_MF_SLOT_MAPS = 13,       /* format 2.0 on */
-	CGS_MF_SECTIONS_KNOWN = 13,
+	CGS_MF_CHUNK_SLOT_MAPS = 14, /* format 2.1 on */
+	CGS_MF_SECTIONS_KNOWN = 14,
 	CGS_MF_SECTIONS_V1 = 12,     /* the sections of format 1.x */
+	CGS_MF_SECTIONS_V2_0 = 13,   /* the sections of format 2.0 */
 };
+
+/* The minor of major 2 that added CHUNK_SLOT_MAPS and rank flags bit 1. */
+#define CGS_MF_MINOR_CHUNK_SLOT_MAPS 1
 
 /* META: fixed part, then u32 layers[vpp]. */
 #define CGS_MF_META_HASH 0
@@ -82,8 +87,13 @@ enum cgs_mf_section {
 #define CGS_MF_RANK_USER_GRAD_FIRST 152
 #define CGS_MF_RANK_SLOT_MAP_FIRST 160
 #define CGS_MF_RANK_ENTRY_BYTES 168
-/* RANKS flags: bit 0, the rank's slot map is stored in SLOT_MAPS. */
+/*
+ * RANKS flags: bit 0, the rank's slot map (one row per reachable count) is
+ * stored in SLOT_MAPS; bit 1 (format 2.1 on), its map has a row per
+ * reachable count and chunk, stored in CHUNK_SLOT_MAPS.  Never both.
+ */
 #define CGS_MF_RANK_HAS_SLOT_MAP 1u
+#define CGS_MF_RANK_HAS_CHUNK_SLOT_MAP 2u
 /* Role stats block (32 bytes): u32 frames, u32 colours,
  * u32 colour lower bound, u32 reserved, u64 bytes, u64 lower bound. */
 #define CGS_MF_STATS_FRAMES 0
@@ -114,7 +124,8 @@ enum cgs_mf_section {
 /* Range entry: u64 offset, u64 bytes. */
 #define CGS_MF_RANGE_BYTES 16
 
-/* SLOT_MAPS entry: u32 slot of one microbatch for one reachable count. */
+/* SLOT_MAPS entry: u32 slot of one microbatch for one reachable count;
+ * CHUNK_SLOT_MAPS entries are the same, for one count and one chunk. */
 #define CGS_MF_SLOT_MAP_ENTRY_BYTES 4
 
 /*

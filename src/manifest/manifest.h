@@ -35,12 +35,15 @@
 #include "cgslot/error.h"
 
 /*
- * The format version the writer produces.  The reader also opens the
- * older major below (format 1.0: one ring for every rank, no slot maps,
- * role ranges stored once per frame); it refuses newer majors.
+ * The newest format version, which the reader opens: 2.1.  The writer
+ * produces 2.1 only where a rank's slot map differs between chunks
+ * (section 14), else 2.0, byte for byte what earlier versions wrote.  The
+ * reader also opens the older major below (format 1.0: one ring for every
+ * rank, no slot maps, role ranges stored once per frame); it refuses
+ * newer majors.
  */
 #define CGS_MANIFEST_MAJOR 2
-#define CGS_MANIFEST_MINOR 0
+#define CGS_MANIFEST_MINOR 1
 #define CGS_MANIFEST_OLDEST_MAJOR 1
 
 /* Roles of an arena (the same values as enum cgs_arena_role). */
@@ -90,6 +93,11 @@ struct cgs_manifest_ring {
 	uint32_t n_user_grad;  /* user-gradient frames: M * S */
 	uint32_t n_graphs;     /* graph table size: n_variants * n_saved * 2 */
 	int slot_map;          /* 1: slots come from a stored map, 0: k mod S */
+	/*
+	 * 1: the stored map has a row per reachable count and chunk (format
+	 * 2.1, section 14); 0: one row per count, shared by every chunk.
+	 */
+	int slot_map_per_chunk;
 };
 
 /* A frame of one rank: its identity, colour and place in an arena. */
@@ -202,14 +210,15 @@ struct cgs_manifest_ring cgs_manifest_rank_ring(const struct cgs_manifest *m,
 						uint32_t ri);
 
 /*
- * The physical slot of microbatch k (0-based, the k-th forward and k-th
- * backward of every chunk) when the i-th reachable count of rank ri runs:
- * the rank's slot map where it has one, else k mod S.  Every consumer
- * asks here instead of computing k mod S.  0 for an index out of range
- * (k >= that count).
+ * The physical slot of microbatch k of chunk c (both 0-based: the k-th
+ * forward and k-th backward of chunk c) when the i-th reachable count of
+ * rank ri runs: the rank's slot map where it has one (per count, or per
+ * count and chunk), else k mod S.  Every consumer asks here instead of
+ * computing k mod S.  0 for an index out of range (c >= vpp, k >= that
+ * count).
  */
 uint32_t cgs_manifest_slot(const struct cgs_manifest *m, uint32_t ri,
-			   uint32_t i, uint32_t k);
+			   uint32_t i, uint32_t c, uint32_t k);
 
 /* Reachable microbatch counts of rank index ri, ascending. */
 uint32_t cgs_manifest_reachable_count(const struct cgs_manifest *m,

@@ -26,7 +26,8 @@ struct cgs_manifest {
 	uint64_t sec_len[CGS_MF_SECTIONS_KNOWN + 1];
 	uint32_t entry_bytes;
 	uint32_t *layer_base;  /* vpp + 1 prefix sums */
-	unsigned n_known;      /* sections this major defines */
+	unsigned n_known;      /* sections this version defines */
+	uint16_t known_minor;  /* the newest minor of its major this reads */
 	uint32_t rank_bytes;   /* size of a RANKS entry in this major */
 	struct rank_ring *rings;  /* n_ranks, decoded by check_ranks */
 };
@@ -35,7 +36,8 @@ struct cgs_manifest {
 struct rank_ring {
 	struct cgs_manifest_ring ring;
 	uint64_t saved_first, user_grad_first;  /* frame indices */
-	uint64_t slot_map_first;  /* SLOT_MAPS entry index, with a map */
+	/* SLOT_MAPS entry index, or CHUNK_SLOT_MAPS with a per-chunk map */
+	uint64_t slot_map_first;
 	uint64_t entry_first;     /* ORDERS index of the rank's first order */
 };
 
@@ -46,13 +48,14 @@ struct check {
 	struct cgs_error *err;
 	uint64_t n_reachable, n_arenas, n_capture, n_entries;
 	uint64_t n_saved, n_user_grad, n_map;  /* totals over the ranks */
+	uint64_t n_chunk_map;  /* CHUNK_SLOT_MAPS entries over the ranks */
 	uint32_t ri;  /* the rank check_figures is at */
 };
 
 static const char *const section_names[CGS_MF_SECTIONS_KNOWN + 1] = {
 	"", "meta", "strings", "variants", "ranks", "reachable", "orders",
 	"arenas", "saved frames", "user-grad frames", "saved roles",
-	"user-grad layers", "capture", "slot maps",
+	"user-grad layers", "capture", "slot maps", "chunk slot maps",
 };
 
 static int fail(struct check *c, int code, const char *fmt, ...)
@@ -146,7 +149,10 @@ static int check_header(struct check *c)
 			    "manifest format major version %u is not defined; accepted: %d to %d",
 			    major, CGS_MANIFEST_OLDEST_MAJOR,
 			    CGS_MANIFEST_MAJOR);
-	c->m->n_known = major == 1 ? CGS_MF_SECTIONS_V1 : CGS_MF_SECTIONS_KNOWN;
+	c->m->n_known = major == 1 ? CGS_MF_SECTIONS_V1
+			: minor < CGS_MF_MINOR_CHUNK_SLOT_MAPS ? CGS_MF_SECTIONS_V2_0
+			: CGS_MF_SECTIONS_KNOWN;
+	c->m->known_minor = major == CGS_MANIFEST_MAJOR ? CGS_MANIFEST_MINOR : 0;
 	c->m->rank_bytes = major == 1 ? CGS_MF_RANK_ENTRY_BYTES_V1
 				      : CGS_MF_RANK_ENTRY_BYTES;
 	file_bytes = cgs_get_le64(b + 24);
@@ -246,11 +252,18 @@ static int check_toc(struct check *c)
 			return fail(c, CGS_E_FORMAT,
 				    "section %u: padding after the payload is not zero",
 				    id);
+		/* a 2.1 section in a file that says 2.0 is no newer file */
+		if (id == CGS_MF_CHUNK_SLOT_MAPS && m->info.major == 2 &&
+		    m->info.minor < CGS_MF_MINOR_CHUNK_SLOT_MAPS)
+			return fail(c, CGS_E_FORMAT,
+				    "section %u (chunk slot maps) in a format %u.%u file; it exists from format 2.%d on",
+				    id, m->info.major, m->info.minor,
+				    CGS_MF_MINOR_CHUNK_SLOT_MAPS);
 		if (id <= m->n_known) {
 			m->sec[id] = b + off;
 			m->sec_len[id] = bytes;
 		} else if (!(flags & CGS_MF_FLAG_OPTIONAL)) {
-			if (m->info.minor > CGS_MANIFEST_MINOR)
+			if (m->info.minor > m->known_minor)
 				return fail(c, CGS_E_VERSION,
 					    "section %u is required and unknown to this cgslot (format %d.%d, file %u.%u); use a newer cgslot",
 					    id, CGS_MANIFEST_MAJOR,
@@ -499,9 +512,20 @@ static int check_ring(struct check *c, const uint8_t *p, uint32_t ri,
 			return fail(c, CGS_E_FORMAT,
 				    "ranks: rank %u: its ring has %u slots; accepted: 1..%u (meta's slots, the largest ring)",
 				    id, S, m->info.slots);
-		if (flags & ~CGS_MF_RANK_HAS_SLOT_MAP)
+		if (m->n_known < CGS_MF_CHUNK_SLOT_MAPS &&
+		    (flags & ~CGS_MF_RANK_HAS_SLOT_MAP))
 			return fail(c, CGS_E_FORMAT,
 				    "ranks: rank %u: reserved flag bits set (flags %#x); accepted: 0 or 1 (a slot map)",
+				    id, flags);
+		if (flags & ~(CGS_MF_RANK_HAS_SLOT_MAP |
+			      CGS_MF_RANK_HAS_CHUNK_SLOT_MAP))
+			return fail(c, CGS_E_FORMAT,
+				    "ranks: rank %u: reserved flag bits set (flags %#x); accepted: 0, 1 (a slot map per count) or 2 (a slot map per count and chunk)",
+				    id, flags);
+		if (flags == (CGS_MF_RANK_HAS_SLOT_MAP |
+			      CGS_MF_RANK_HAS_CHUNK_SLOT_MAP))
+			return fail(c, CGS_E_FORMAT,
+				    "ranks: rank %u: flags %#x say both a slot map per count (bit 0) and one per count and chunk (bit 1); a rank has at most one",
 				    id, flags);
 		if (cgs_get_le64(p + CGS_MF_RANK_SAVED_FIRST) != c->n_saved ||
 		    cgs_get_le64(p + CGS_MF_RANK_USER_GRAD_FIRST) != c->n_user_grad)
@@ -517,7 +541,9 @@ static int check_ring(struct check *c, const uint8_t *p, uint32_t ri,
 	rr->ring.n_saved = S * m->info.layers_total;
 	rr->ring.n_user_grad = S * m->info.vpp;
 	rr->ring.n_graphs = rr->ring.n_saved * 2 * m->info.n_variants;
-	rr->ring.slot_map = (flags & CGS_MF_RANK_HAS_SLOT_MAP) != 0;
+	rr->ring.slot_map = flags != 0;
+	rr->ring.slot_map_per_chunk =
+		(flags & CGS_MF_RANK_HAS_CHUNK_SLOT_MAP) != 0;
 	rr->saved_first = c->n_saved;
 	rr->user_grad_first = c->n_user_grad;
 	c->n_saved += rr->ring.n_saved;
@@ -649,7 +675,7 @@ static int check_reachable(struct check *c)
 	struct cgs_manifest *m = c->m;
 	const uint8_t *r, *e = m->sec[CGS_MF_REACHABLE];
 	uint32_t ri, i, n, prev, id;
-	uint64_t len;
+	uint64_t len, *maps;
 	int rc;
 
 	for (ri = 0; ri < m->info.n_ranks; ri++) {
@@ -659,14 +685,19 @@ static int check_reachable(struct check *c)
 		id = cgs_get_le32(r + CGS_MF_RANK_ID);
 		prev = 0;
 		rr->entry_first = c->n_entries;
-		rr->slot_map_first = c->n_map;
+		/* a per-chunk map continues section 14's; any other rank
+		 * section 13's, so the first index of a rank without a map
+		 * is the section 13 entries of the ranks before it */
+		maps = rr->ring.slot_map_per_chunk ? &c->n_chunk_map : &c->n_map;
+		rr->slot_map_first = *maps;
 		if (m->info.major >= 2 &&
-		    cgs_get_le64(r + CGS_MF_RANK_SLOT_MAP_FIRST) != c->n_map)
+		    cgs_get_le64(r + CGS_MF_RANK_SLOT_MAP_FIRST) != *maps)
 			return fail(c, CGS_E_FORMAT,
-				    "ranks: rank %u: first slot map entry is %llu; it must continue the previous rank's at %llu",
+				    "ranks: rank %u: first %sslot map entry is %llu; it must continue the previous rank's at %llu",
 				    id,
+				    rr->ring.slot_map_per_chunk ? "chunk " : "",
 				    (unsigned long long)cgs_get_le64(r + CGS_MF_RANK_SLOT_MAP_FIRST),
-				    (unsigned long long)c->n_map);
+				    (unsigned long long)*maps);
 		for (i = 0; i < cgs_get_le32(r + CGS_MF_RANK_REACHABLE);
 		     i++, e += CGS_MF_REACHABLE_BYTES) {
 			n = cgs_get_le32(e);
@@ -691,8 +722,11 @@ static int check_reachable(struct check *c)
 				return fail(c, CGS_E_FORMAT,
 					    "rank %u N=%u: order entries overflow",
 					    id, n);
-			/* a map row per count: the slot of each microbatch */
-			if (rr->ring.slot_map)
+			/* a map row per count (and chunk): the slot of
+			 * each microbatch; n * M <= 2 * n * M, bounded above */
+			if (rr->ring.slot_map_per_chunk)
+				c->n_chunk_map += (uint64_t)n * m->info.vpp;
+			else if (rr->ring.slot_map)
 				c->n_map += n;
 		}
 	}
@@ -703,6 +737,11 @@ static int check_reachable(struct check *c)
 	    (rc = expect_len(c, CGS_MF_SLOT_MAPS, c->n_map,
 			     CGS_MF_SLOT_MAP_ENTRY_BYTES, "slot map entries")))
 		return rc;
+	if (m->n_known >= CGS_MF_CHUNK_SLOT_MAPS &&
+	    (rc = expect_len(c, CGS_MF_CHUNK_SLOT_MAPS, c->n_chunk_map,
+			     CGS_MF_SLOT_MAP_ENTRY_BYTES,
+			     "chunk slot map entries")))
+		return rc;
 	return 0;
 }
 
@@ -710,24 +749,35 @@ static int check_reachable(struct check *c)
 static int check_slot_maps(struct check *c)
 {
 	struct cgs_manifest *m = c->m;
-	uint32_t ri, i, k, n, s;
+	uint32_t ri, i, k, n, s, ch, rows;
+	char chunk[32];
 
 	for (ri = 0; ri < m->info.n_ranks; ri++) {
 		const struct rank_ring *rr = &m->rings[ri];
 
 		if (!rr->ring.slot_map)
 			continue;
+		rows = rr->ring.slot_map_per_chunk ? m->info.vpp : 1;
 		for (i = 0; i < cgs_manifest_reachable_count(m, ri); i++) {
 			n = cgs_manifest_reachable(m, ri, i);
-			for (k = 0; k < n; k++) {
-				s = cgs_manifest_slot(m, ri, i, k);
-				if (s >= rr->ring.slots)
+			for (ch = 0; ch < rows; ch++)
+				for (k = 0; k < n; k++) {
+					s = cgs_manifest_slot(m, ri, i, ch, k);
+					if (s < rr->ring.slots)
+						continue;
+					chunk[0] = 0;
+					if (rr->ring.slot_map_per_chunk)
+						snprintf(chunk, sizeof(chunk),
+							 " of chunk %u", ch + 1);
 					return fail(c, CGS_E_FORMAT,
-						    "slot maps: rank %u N=%u: microbatch %u has slot %u; its ring has %u slots (0..%u)",
+						    "%s: rank %u N=%u: microbatch %u%s has slot %u; its ring has %u slots (0..%u)",
+						    section_names[rr->ring.slot_map_per_chunk
+								  ? CGS_MF_CHUNK_SLOT_MAPS
+								  : CGS_MF_SLOT_MAPS],
 						    cgs_manifest_rank_id(m, ri), n,
-						    k, s, rr->ring.slots,
+						    k, chunk, s, rr->ring.slots,
 						    rr->ring.slots - 1);
-			}
+				}
 		}
 	}
 	return 0;
@@ -1154,9 +1204,13 @@ static int replay_figures(struct check *c, const uint8_t *r,
 			  struct figures *fg, struct replay_figures *out)
 {
 	struct cgs_manifest *m = c->m;
-	uint32_t S = m->rings[c->ri].ring.slots, M = m->info.vpp, ri = c->ri;
+	const struct cgs_manifest_ring *ring = &m->rings[c->ri].ring;
+	uint32_t S = ring->slots, M = m->info.vpp, ri = c->ri;
 	uint32_t id = cgs_get_le32(r + CGS_MF_RANK_ID), i, ch, k, g;
 	const uint32_t none = UINT32_MAX;
+	const char *map_name = section_names[ring->slot_map_per_chunk
+					     ? CGS_MF_CHUNK_SLOT_MAPS
+					     : CGS_MF_SLOT_MAPS];
 
 	memset(out, 0, sizeof(*out));
 	for (i = 0; i < cgs_get_le32(r + CGS_MF_RANK_REACHABLE); i++) {
@@ -1182,13 +1236,13 @@ static int replay_figures(struct check *c, const uint8_t *r,
 						    (unsigned long long)e,
 						    fg->fwd[ch] - fg->bwd[ch],
 						    ch + 1);
-				g = ch * S + cgs_manifest_slot(m, ri, i, k);
+				g = ch * S + cgs_manifest_slot(m, ri, i, ch, k);
 				/* a slot map may put two live microbatches on
 				 * one slot; k mod S within the ring cannot */
 				if (fg->busy[g])
 					return fail(c, CGS_E_FORMAT,
-						    "slot maps: rank %u N=%u order entry %llu: microbatch %u of chunk %u takes slot %u, whose saved frames are still live",
-						    id, n,
+						    "%s: rank %u N=%u order entry %llu: microbatch %u of chunk %u takes slot %u, whose saved frames are still live",
+						    map_name, id, n,
 						    (unsigned long long)e, k,
 						    ch + 1, g - ch * S);
 				fg->busy[g] = 1;
@@ -1200,8 +1254,14 @@ static int replay_figures(struct check *c, const uint8_t *r,
 				n_ug = prev_u != none;
 			} else {
 				k = fg->bwd[ch]++;
-				g = ch * S + cgs_manifest_slot(m, ri, i, k);
+				g = ch * S + cgs_manifest_slot(m, ri, i, ch, k);
 				fg->busy[g] = 0;
+				if (g == prev_u && ring->slot_map)
+					return fail(c, CGS_E_FORMAT,
+						    "%s: rank %u N=%u order entry %llu: microbatch %u of chunk %u takes slot %u, whose user-grad frame the backward just before it still sends from",
+						    map_name, id, n,
+						    (unsigned long long)e, k,
+						    ch + 1, g - ch * S);
 				if (g == prev_u)
 					return fail(c, CGS_E_FORMAT,
 						    "meta: slots is %u, shorter than liveness: rank %u N=%u order entry %llu runs two consecutive backwards of chunk %u on one user-grad frame",
@@ -1550,22 +1610,30 @@ struct cgs_manifest_ring cgs_manifest_rank_ring(const struct cgs_manifest *m,
 }
 
 uint32_t cgs_manifest_slot(const struct cgs_manifest *m, uint32_t ri,
-			   uint32_t i, uint32_t k)
+			   uint32_t i, uint32_t c, uint32_t k)
 {
 	const uint8_t *e = reachable_entry(m, ri, i);
 	const struct rank_ring *rr;
-	uint64_t row;
+	uint64_t before, n;
 
-	if (!e || k >= cgs_get_le32(e))
+	if (!e || k >= cgs_get_le32(e) || c >= m->info.vpp)
 		return 0;
 	rr = &m->rings[ri];
 	if (!rr->ring.slot_map)
 		return k % rr->ring.slots;
 	/* The counts before i sum to the entries of their orders / 2M. */
-	row = rr->slot_map_first +
-	      (cgs_get_le64(e + 8) - rr->entry_first) / (2 * (uint64_t)m->info.vpp);
-	return cgs_get_le32(m->sec[CGS_MF_SLOT_MAPS] +
-			    (size_t)(row + k) * CGS_MF_SLOT_MAP_ENTRY_BYTES);
+	before = cgs_get_le64(e + 8) - rr->entry_first;
+	if (!rr->ring.slot_map_per_chunk)
+		return cgs_get_le32(m->sec[CGS_MF_SLOT_MAPS] +
+				    (size_t)(rr->slot_map_first +
+					     before / (2 * (uint64_t)m->info.vpp) +
+					     k) * CGS_MF_SLOT_MAP_ENTRY_BYTES);
+	/* M rows of each count before i, then c rows of this one. */
+	n = cgs_get_le32(e);
+	return cgs_get_le32(m->sec[CGS_MF_CHUNK_SLOT_MAPS] +
+			    (size_t)(rr->slot_map_first + before / 2 +
+				     (uint64_t)c * n + k) *
+				    CGS_MF_SLOT_MAP_ENTRY_BYTES);
 }
 
 uint32_t cgs_manifest_reachable_count(const struct cgs_manifest *m,

@@ -24,6 +24,7 @@ struct layout {
 	uint64_t len[CGS_MF_SECTIONS_KNOWN + 1];
 	uint64_t off[CGS_MF_SECTIONS_KNOWN + 1];
 	uint64_t total;
+	unsigned n_sections;  /* 13 (format 2.0), or 14 (2.1) */
 };
 
 /* Running cursor over one section's payload. */
@@ -57,19 +58,49 @@ static int mul_add(uint64_t a, uint64_t b, uint64_t c, uint64_t *out)
 	return 1;
 }
 
-/* Whether rank plan rp's slot map differs from k mod S somewhere. */
-static int map_stored(const struct cgs_rank_plan *rp)
+/* How a rank's slot map is stored (rank flags bits 0 and 1). */
+enum map_kind {
+	MAP_NONE = 0,       /* k mod S: nothing stored */
+	MAP_PER_COUNT = 1,  /* section 13, one row per count */
+	MAP_PER_CHUNK = 2,  /* section 14, a row per count and chunk */
+};
+
+/* Rows of rp's slot map per count: 1, or a row per chunk. */
+static uint32_t map_rows(const struct cgs_rank_plan *rp)
 {
-	uint32_t width, i, k;
+	return rp->slot_map_rows > 1 ? rp->slot_map_rows : 1;
+}
+
+/* Slot of microbatch k of chunk c in count i of rp's map (plan.h). */
+static uint32_t map_slot(const struct cgs_rank_plan *rp, uint32_t i,
+			 uint32_t c, uint32_t k)
+{
+	uint64_t row = (uint64_t)i * map_rows(rp) + (map_rows(rp) > 1 ? c : 0);
+
+	return rp->slot_map[row * rp->reachable[rp->n_reachable - 1] + k];
+}
+
+/*
+ * Where rank plan rp's slot map goes: nowhere where it is k mod S
+ * everywhere, section 13 where every chunk's row agrees (as format 2.0
+ * stores it), else section 14.
+ */
+static enum map_kind map_kind(const struct cgs_rank_plan *rp)
+{
+	uint32_t i, k, c, rows = map_rows(rp);
+	enum map_kind kind = MAP_NONE;
 
 	if (!rp->slot_map || rp->n_reachable == 0)
-		return 0;
-	width = rp->reachable[rp->n_reachable - 1];
+		return MAP_NONE;
 	for (i = 0; i < rp->n_reachable; i++)
-		for (k = 0; k < rp->reachable[i]; k++)
-			if (rp->slot_map[(uint64_t)i * width + k] != k % rp->slots)
-				return 1;
-	return 0;
+		for (k = 0; k < rp->reachable[i]; k++) {
+			for (c = 1; c < rows; c++)
+				if (map_slot(rp, i, c, k) != map_slot(rp, i, 0, k))
+					return MAP_PER_CHUNK;
+			if (map_slot(rp, i, 0, k) != k % rp->slots)
+				kind = MAP_PER_COUNT;
+		}
+	return kind;
 }
 
 /*
@@ -171,6 +202,11 @@ static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 					     (unsigned long long)s->vpp * rp->slots);
 		if ((rc = check_ranges_per_layer(p, rp, err)))
 			return rc;
+		if (rp->slot_map && rp->slot_map_rows > 1 &&
+		    rp->slot_map_rows != s->vpp)
+			return cgs_error_set(err, CGS_E_INVALID,
+					     "plan of rank %u has %u slot map rows per count; accepted: 1, or one per chunk (%u)",
+					     rp->rank, rp->slot_map_rows, s->vpp);
 		for (i = 0; i < rp->n_reachable; i++) {
 			want = (uint64_t)rp->reachable[i] * s->vpp * 2;
 			if (rp->order_start[i + 1] - rp->order_start[i] != want)
@@ -219,6 +255,8 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 	const struct cgs_schedule *s = p->schedule;
 	uint64_t reach = 0, entries = 0, arenas = 0, capture = 0, pos, v;
 	uint64_t R = p->n_ranks, V = s->n_variants, rvl = 0, maps = 0;
+	uint64_t chunk_maps = 0;
+	enum map_kind kind;
 	uint64_t saved = 0, user_grad = 0;
 	uint32_t r, i;
 	unsigned id;
@@ -233,9 +271,12 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 		capture += rp->n_graphs;
 		saved += rp->n_saved;
 		user_grad += rp->n_user_grad;
-		if (map_stored(rp))
-			for (i = 0; i < rp->n_reachable; i++)
+		kind = map_kind(rp);
+		for (i = 0; kind != MAP_NONE && i < rp->n_reachable; i++)
+			if (kind == MAP_PER_COUNT)
 				maps += rp->reachable[i];
+			else
+				chunk_maps += (uint64_t)rp->reachable[i] * s->vpp;
 	}
 	/* n_saved is the largest rank's: layers_total * p->slots */
 	memset(lo, 0, sizeof(*lo));
@@ -259,9 +300,14 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 	ok &= mul_add(capture, 4, 0, &lo->len[CGS_MF_CAPTURE]);
 	ok &= mul_add(maps, CGS_MF_SLOT_MAP_ENTRY_BYTES, 0,
 		      &lo->len[CGS_MF_SLOT_MAPS]);
+	ok &= mul_add(chunk_maps, CGS_MF_SLOT_MAP_ENTRY_BYTES, 0,
+		      &lo->len[CGS_MF_CHUNK_SLOT_MAPS]);
+	/* format 2.1 only where it is needed: 2.0 files stay as they were */
+	lo->n_sections = chunk_maps ? CGS_MF_SECTIONS_KNOWN
+				    : CGS_MF_SECTIONS_V2_0;
 	pos = CGS_MF_HEADER_BYTES +
-	      CGS_MF_SECTIONS_KNOWN * CGS_MF_TOC_ENTRY_BYTES;
-	for (id = 1; id <= CGS_MF_SECTIONS_KNOWN && ok; id++) {
+	      (uint64_t)lo->n_sections * CGS_MF_TOC_ENTRY_BYTES;
+	for (id = 1; id <= lo->n_sections && ok; id++) {
 		lo->off[id] = pos;
 		v = cgs_mf_align8(lo->len[id]);
 		ok &= v >= lo->len[id] && pos <= UINT64_MAX - v;
@@ -370,29 +416,39 @@ static void write_ranks(uint8_t *b, const struct layout *lo,
 	struct cursor ul = {b + lo->off[CGS_MF_USER_GRAD_LAYERS]};
 	struct cursor cp = {b + lo->off[CGS_MF_CAPTURE]};
 	struct cursor sm = {b + lo->off[CGS_MF_SLOT_MAPS]};
-	uint64_t saved = 0, user_grad = 0, maps = 0;
-	uint64_t f, at, width;
+	struct cursor cm = {b + lo->off[CGS_MF_CHUNK_SLOT_MAPS]};
+	uint64_t saved = 0, user_grad = 0, maps = 0, chunk_maps = 0;
+	uint64_t f, at;
 	uint32_t r, i, v, c, l;
-	int mapped;
+	enum map_kind kind;
 
 	for (r = 0; r < p->n_ranks; r++) {
 		const struct cgs_rank_plan *rp = &p->ranks[r];
 
-		mapped = map_stored(rp);
+		kind = map_kind(rp);
 		cgs_put_le32(rk.p + CGS_MF_RANK_SLOTS, rp->slots);
 		cgs_put_le32(rk.p + CGS_MF_RANK_FLAGS,
-			     mapped ? CGS_MF_RANK_HAS_SLOT_MAP : 0);
+			     kind == MAP_PER_COUNT ? CGS_MF_RANK_HAS_SLOT_MAP
+			     : kind == MAP_PER_CHUNK ? CGS_MF_RANK_HAS_CHUNK_SLOT_MAP
+			     : 0);
 		cgs_put_le64(rk.p + CGS_MF_RANK_SAVED_FIRST, saved);
 		cgs_put_le64(rk.p + CGS_MF_RANK_USER_GRAD_FIRST, user_grad);
-		cgs_put_le64(rk.p + CGS_MF_RANK_SLOT_MAP_FIRST, maps);
+		/* a rank without a map continues section 13's index */
+		cgs_put_le64(rk.p + CGS_MF_RANK_SLOT_MAP_FIRST,
+			     kind == MAP_PER_CHUNK ? chunk_maps : maps);
 		saved += rp->n_saved;
 		user_grad += rp->n_user_grad;
-		width = rp->reachable[rp->n_reachable - 1];
-		for (i = 0; mapped && i < rp->n_reachable; i++) {
+		for (i = 0; kind == MAP_PER_COUNT && i < rp->n_reachable; i++) {
 			for (k = 0; k < rp->reachable[i]; k++)
-				put32(&sm, rp->slot_map[i * width + k]);
+				put32(&sm, map_slot(rp, i, 0, (uint32_t)k));
 			maps += rp->reachable[i];
 		}
+		for (i = 0; kind == MAP_PER_CHUNK && i < rp->n_reachable; i++)
+			for (c = 0; c < s->vpp; c++) {
+				for (k = 0; k < rp->reachable[i]; k++)
+					put32(&cm, map_slot(rp, i, c, (uint32_t)k));
+				chunk_maps += rp->reachable[i];
+			}
 
 		cgs_put_le32(rk.p + CGS_MF_RANK_ID, rp->rank);
 		cgs_put_le32(rk.p + CGS_MF_RANK_REACHABLE, rp->n_reachable);
@@ -481,12 +537,13 @@ int cgs_manifest_write(const struct cgs_plan *plan, uint64_t schedule_hash,
 				     (unsigned long long)lo.total);
 	memcpy(b, CGS_MF_MAGIC, CGS_MF_MAGIC_BYTES);
 	cgs_put_le16(b + 8, CGS_MANIFEST_MAJOR);
-	cgs_put_le16(b + 10, CGS_MANIFEST_MINOR);
+	cgs_put_le16(b + 10, lo.n_sections > CGS_MF_SECTIONS_V2_0
+				     ? CGS_MF_MINOR_CHUNK_SLOT_MAPS : 0);
 	cgs_put_le32(b + 12, CGS_MF_HEADER_BYTES);
-	cgs_put_le32(b + 16, CGS_MF_SECTIONS_KNOWN);
+	cgs_put_le32(b + 16, lo.n_sections);
 	cgs_put_le64(b + 24, lo.total);
 	toc = b + CGS_MF_HEADER_BYTES;
-	for (id = 1; id <= CGS_MF_SECTIONS_KNOWN;
+	for (id = 1; id <= lo.n_sections;
 	     id++, toc += CGS_MF_TOC_ENTRY_BYTES) {
 		cgs_put_le32(toc, id);
 		cgs_put_le64(toc + 8, lo.off[id]);

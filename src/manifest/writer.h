@@ -20,9 +20,13 @@ struct cgs_plan;
  * `schedule_hash` is cgs_schedule_hash(plan->schedule), passed in so the
  * format stage does not link the input stage.  The output depends on the
  * plan and the producer string alone: byte-identical on every machine.
+ * It is format 2.1 (section 14) only where some rank's slot map gives its
+ * chunks different slots, else format 2.0: a map whose chunk rows all
+ * agree is stored once per count, and one equal to k mod S not at all.
  * Errors: CGS_E_NOMEM; CGS_E_LIMIT when a count does not fit the format
  * (more than 2^32-1 frames or graphs per rank); CGS_E_INVALID when the
- * plan's shape disagrees with its schedule (frame counts, order lengths)
+ * plan's shape disagrees with its schedule (frame counts, order lengths,
+ * slot map rows neither 1 nor one per chunk)
  * or a name is not storable text (control characters, invalid UTF-8);
  * CGS_E_ARG for a NULL argument.  The writer does not re-validate plan
  * contents: open the result with cgs_manifest_open_buffer() to check it.

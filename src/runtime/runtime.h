@@ -122,14 +122,13 @@ int cgs_runtime_find_count(const struct cgs_runtime *rt, uint32_t n,
 /*
  * The physical slot of microbatch k of chunk c in an iteration of the
  * reachable count of index count_idx: the manifest's slot map for that
- * count where the rank has one, else k mod S (the same for every chunk).
+ * count (and chunk) where the rank has one, else k mod S.
  */
 static inline uint32_t cgs_runtime_ring_slot(const struct cgs_runtime *rt,
 					     uint32_t count_idx, uint32_t c,
 					     uint32_t k)
 {
-	(void)c;
-	return cgs_manifest_slot(rt->manifest, rt->ri, count_idx, k);
+	return cgs_manifest_slot(rt->manifest, rt->ri, count_idx, c, k);
 }
 
 /* Saved frame index of (chunk, slot, layer). */

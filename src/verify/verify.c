@@ -126,9 +126,16 @@ static int check_shape(const struct cgs_verify_rank *vr,
 	    vr->n_variants == 0 || (vr->n_reachable && (!vr->reachable ||
 	    !vr->order_start || !vr->order_entries)) ||
 	    (vr->n_arenas && !vr->arena_bytes) || !vr->saved ||
-	    !vr->user_grad)
+	    !vr->user_grad || (vr->slot_map && !vr->slot_map_start))
 		return cgs_error_set(err, CGS_E_ARG,
 				     "incomplete rank description");
+	if (vr->slot_map && vr->slot_map_rows > 1 &&
+	    vr->slot_map_rows != vr->vpp)
+		return cgs_error_set(err, CGS_E_ARG,
+			"rank %" PRIu32 ": %" PRIu32 " slot map rows per count;"
+			" accepted: 0 or 1 (shared by every chunk) or %" PRIu32
+			" (one per chunk)", vr->rank, vr->slot_map_rows,
+			vr->vpp);
 	/* The conflict matrix is dense in groups (2 * M * S) squared. */
 	if ((uint64_t)vr->vpp * vr->slots > CGS_VERIFY_MAX_GROUPS)
 		return cgs_error_set(err, CGS_E_LIMIT,
@@ -487,8 +494,8 @@ static int replay(struct verifier *v, uint32_t i, uint64_t *live,
 	const int32_t *e = vr->order_entries + vr->order_start[i];
 	uint32_t S = vr->slots, M = vr->vpp, N = vr->reachable[i], c;
 	uint32_t ug_base = M * S, held = UINT32_MAX;
-	const uint32_t *map = vr->slot_map ? vr->slot_map + vr->slot_map_start[i]
-					   : NULL;
+	uint32_t rows = vr->slot_map_rows > 1 ? vr->slot_map_rows : 1;
+	const uint32_t *map = NULL;
 	uint64_t len, pos, slot;
 
 	if (vr->order_start[i + 1] < vr->order_start[i] ||
@@ -511,6 +518,11 @@ static int replay(struct verifier *v, uint32_t i, uint64_t *live,
 				"no such chunk (accepted: 1..%" PRIu32
 				" and -%" PRIu32 "..-1)", M, M);
 		c = (uint32_t)(id > 0 ? id : -id) - 1;
+		/* this chunk's row of the map, or the row every chunk shares */
+		if (vr->slot_map)
+			map = vr->slot_map +
+			      vr->slot_map_start[(uint64_t)i * rows +
+						 (rows > 1 ? c : 0)];
 		if (id > 0) {
 			if (fwd[c] >= N)
 				return order_error(v, i, pos,

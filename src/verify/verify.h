@@ -14,7 +14,8 @@
  *     1..M, each chunk running N forwards and N backwards, never a
  *     backward without a pending forward;
  *  3. replaying each order (the k-th +c and the k-th -c are microbatch k
- *     of chunk c, which uses slot k mod S, or the slot map's slot), every
+ *     of chunk c, which uses slot k mod S, or the slot map's slot for
+ *     the count, and the chunk where the map has a row per chunk), every
  *     slot lies in the ring, no forward reuses a saved frame group
  *     (c, slot) that is still live and no two consecutive backward events
  *     use the same user-gradient frame;
@@ -84,13 +85,17 @@ struct cgs_verify_rank {
 	const uint64_t *order_start;  /* n_reachable + 1 offsets */
 	const int32_t *order_entries; /* signed 1-based chunk ids */
 	/*
-	 * Optional slot map (NULL: microbatch k uses slot k mod S): when
-	 * reachable[i] microbatches run, microbatch k of every chunk uses
-	 * slot_map[slot_map_start[i] + k], k < reachable[i].  Each entry
-	 * must be below slots; whether the map is safe is proven here.
+	 * Optional slot map (NULL: microbatch k uses slot k mod S), with
+	 * slot_map_rows rows per reachable count: 0 or 1, one row shared by
+	 * every chunk, or vpp, a row per chunk.  When reachable[i]
+	 * microbatches run, microbatch k of chunk c uses
+	 *   slot_map[slot_map_start[i * rows + c] + k],  k < reachable[i],
+	 * with c = 0 for a shared row.  Each entry must be below slots;
+	 * whether the map is safe is proven here.
 	 */
 	const uint32_t *slot_map;
-	const uint64_t *slot_map_start; /* n_reachable entries */
+	const uint64_t *slot_map_start; /* n_reachable * rows entries */
+	uint32_t slot_map_rows;
 
 	uint32_t n_arenas;
 	const uint64_t *arena_bytes;  /* n_arenas sizes */
@@ -134,7 +139,8 @@ struct cgs_verify_stats {
  *                 together, the two frames (chunk, slot, layer, variant,
  *                 role) and their byte ranges
  *   CGS_E_ARG     the description is inconsistent (NULL arrays, n_saved
- *                 not matching slots and layers, a zero count)
+ *                 not matching slots and layers, a zero count, slot map
+ *                 rows neither 0, 1 nor vpp)
  *   CGS_E_NOMEM   working memory could not be allocated
  * Time: linear in the order entries (times S * M / 64 words per forward
  * or backward) plus, for each pair of frame groups live together once,

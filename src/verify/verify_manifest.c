@@ -82,7 +82,8 @@ int cgs_verify_rank_from_manifest(struct cgs_verify_rank_storage *st,
 	struct cgs_verify_rank *vr = &st->view;
 	uint64_t total = 0, ranges = (uint64_t)ring.n_saved * in->n_variants;
 	uint64_t mapped = 0;
-	uint32_t i, k, n_reach = cgs_manifest_reachable_count(m, ri), a;
+	uint32_t i, k, n_reach = cgs_manifest_reachable_count(m, ri), a, c;
+	uint32_t rows;
 
 	*st = (struct cgs_verify_rank_storage){0};
 	st->layers = malloc(in->vpp * sizeof(*st->layers));
@@ -117,21 +118,24 @@ int cgs_verify_rank_from_manifest(struct cgs_verify_rank_storage *st,
 	for (i = 0; i < n_reach; i++)
 		cgs_manifest_order_decode(m, ri, i,
 					  st->order_entries + st->order_start[i]);
-	/* The stored map as it is; the verifier proves it safe itself. */
+	/* The stored map as it is, a row per count and (where the map has
+	 * them) per chunk; the verifier proves it safe itself. */
+	rows = ring.slot_map_per_chunk ? in->vpp : 1;
 	if (ring.slot_map) {
-		st->slot_map_start = malloc((n_reach + 1) *
+		st->slot_map_start = malloc(((size_t)n_reach * rows + 1) *
 					    sizeof(*st->slot_map_start));
 		for (i = 0; i < n_reach; i++)
-			mapped += st->reachable[i];
+			mapped += (uint64_t)st->reachable[i] * rows;
 		st->slot_map = malloc((mapped + 1) * sizeof(*st->slot_map));
 		if (!st->slot_map_start || !st->slot_map)
 			goto nomem;
-		for (i = 0, mapped = 0; i < n_reach; i++) {
-			st->slot_map_start[i] = mapped;
-			for (k = 0; k < st->reachable[i]; k++)
-				st->slot_map[mapped++] =
-					cgs_manifest_slot(m, ri, i, k);
-		}
+		for (i = 0, mapped = 0; i < n_reach; i++)
+			for (c = 0; c < rows; c++) {
+				st->slot_map_start[(size_t)i * rows + c] = mapped;
+				for (k = 0; k < st->reachable[i]; k++)
+					st->slot_map[mapped++] =
+						cgs_manifest_slot(m, ri, i, c, k);
+			}
 	}
 	for (a = 0; a < cgs_manifest_arena_count(m, ri); a++)
 		st->arena_bytes[a] = cgs_manifest_arena(m, ri, a).bytes;
@@ -141,6 +145,7 @@ int cgs_verify_rank_from_manifest(struct cgs_verify_rank_storage *st,
 	vr->slots = ring.slots;
 	vr->slot_map = st->slot_map;
 	vr->slot_map_start = st->slot_map_start;
+	vr->slot_map_rows = rows;
 	vr->vpp = in->vpp;
 	vr->layers = st->layers;
 	vr->n_variants = in->n_variants;

@@ -15,7 +15,8 @@ import struct
 
 SECTION_NAMES = ["", "meta", "strings", "variants", "ranks", "reachable",
                  "orders", "arenas", "saved_frames", "user_grad_frames",
-                 "saved_roles", "user_grad_layers", "capture", "slot_maps"]
+                 "saved_roles", "user_grad_layers", "capture", "slot_maps",
+                 "chunk_slot_maps"]
 HEADER_BYTES = 32
 TOC_ENTRY_BYTES = 24
 FLAG_OPTIONAL = 1
@@ -98,7 +99,10 @@ class Manifest:
         r = {"rank": rid, "saved": self._stats(b, o + 40),
              "user_grad": self._stats(b, o + 72), "slots": S,
              "n_saved": S * self.layers_total, "n_user_grad": self.vpp * S,
-             "slot_map": [] if flags & 1 else None}
+             # flags bit 0: a row per count (section 13); bit 1 (2.1):
+             # a row per count and chunk (section 14), [count][chunk][k]
+             "slot_map": [] if flags & 3 else None,
+             "per_chunk": bool(flags & 2)}
         n_saved = r["n_saved"]
         (r["bytes"], r["lower_bound_bytes"], r["bytes_without_sharing"],
          r["bytes_colour_arenas"]) = struct.unpack_from("<4Q", b, o + 104)
@@ -111,7 +115,12 @@ class Manifest:
             r["orders"].append(list(struct.unpack_from(
                 "<%d%s" % (length, fmt), self.sec[6],
                 first * self.entry_bytes)))
-            if r["slot_map"] is not None:
+            if r["per_chunk"]:
+                r["slot_map"].append([list(struct.unpack_from(
+                    "<%dI" % n, self.sec[14], 4 * (map_first + c * n)))
+                    for c in range(self.vpp)])
+                map_first += n * self.vpp
+            elif r["slot_map"] is not None:
                 r["slot_map"].append(list(struct.unpack_from(
                     "<%dI" % n, self.sec[13], 4 * map_first)))
                 map_first += n
@@ -207,10 +216,16 @@ def _text_rank(m, r, w):
       "frames, %u graphs; %s\n" %
       (r["rank"], S, r["n_saved"], r["n_user_grad"],
        r["n_saved"] * 2 * m.n_variants,
-       "slots from the slot map" if r["slot_map"] is not None
-       else "slot k mod S"))
+       "slot k mod S" if r["slot_map"] is None
+       else "slots from the slot map per count and chunk" if r["per_chunk"]
+       else "slots from the slot map"))
     for n, row in zip(r["reachable"], r["slot_map"] or []):
-        w("  slots N=%u:" % n + "".join(" %u" % x for x in row) + "\n")
+        if r["per_chunk"]:
+            for c, chunk_row in enumerate(row):
+                w("  slots N=%u chunk %u:" % (n, c) +
+                  "".join(" %u" % x for x in chunk_row) + "\n")
+        else:
+            w("  slots N=%u:" % n + "".join(" %u" % x for x in row) + "\n")
     w("  reachable  ")
     w("".join(" %u" % n for n in r["reachable"]) + "\n")
     for n, order in zip(r["reachable"], r["orders"]):
@@ -265,12 +280,22 @@ def _json_frame(f, last, w):
        f["offset"], f["bytes"], "" if last else ","))
 
 
+def _json_rows(rows):
+    return "[" + ", ".join("[" + ", ".join("%u" % x for x in row) + "]"
+                           for row in rows) + "]"
+
+
 def _json_rank(m, r, last, w):
+    if r["slot_map"] is None:
+        slot_map = "null"
+    elif r["per_chunk"]:
+        slot_map = ('{"per_chunk": [' +
+                    ", ".join(_json_rows(rows) for rows in r["slot_map"]) +
+                    "]}")
+    else:
+        slot_map = _json_rows(r["slot_map"])
     w('    {\n      "rank": %u,\n      "slots": %u,\n      "slot_map": %s,\n'
-      '      "orders": [\n' %
-      (r["rank"], r["slots"], "null" if r["slot_map"] is None else
-       "[" + ", ".join("[" + ", ".join("%u" % x for x in row) + "]"
-                       for row in r["slot_map"]) + "]"))
+      '      "orders": [\n' % (r["rank"], r["slots"], slot_map))
     n = len(r["reachable"])
     for i, (mb, order) in enumerate(zip(r["reachable"], r["orders"])):
         w('        {"microbatches": %u, "entries": [%s]}%s\n' %
@@ -415,7 +440,8 @@ def report_text(m, w):
         w("\nrank %u: %u microbatch counts (%s), %u graphs%s\n" %
           (r["rank"], len(r["reachable"]), _print_reachable(r["reachable"]),
            len(r["capture"]), "" if r["slot_map"] is None else
-           ", slots from a slot map per count"))
+           ", slots from a slot map per count and chunk" if r["per_chunk"]
+           else ", slots from a slot map per count"))
         for key in ("saved", "user_grad"):
             s = r[key]
             w("  %-10s %6u frames, %4u colours (clique bound %u%s), %s, "
@@ -453,6 +479,8 @@ def _rank_json(m, r, role):
         out["slots"] = r["slots"]
     if r["slot_map"] is not None:
         out["slot_map"] = True
+    if r["per_chunk"]:
+        out["slot_map_per_chunk"] = True
     out.update({
         "reachable": r["reachable"],
         "graphs": len(r["capture"]), "saved": role(r["saved"]),
