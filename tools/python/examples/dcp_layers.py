@@ -511,6 +511,34 @@ def capture_all(step, descs, pool):
     return graphs, time.perf_counter() - t0
 
 
+def pool_capture_order(descs, layers):
+    """descs with each backward after the one of the layer above it.
+
+    Captured into PyTorch pools, a backward reads the gradient the layer
+    above left in Python state.  The capture sequence lists the graphs of
+    slots the largest order never reaches (slot maps may leave some to
+    smaller counts) in index order, lower layers first; those backwards
+    wait here for the one above."""
+    out, done, waiting = [], set(), {}
+
+    def emit(d):
+        out.append(d)
+        if d.direction:
+            key = (d.variant, d.chunk, d.slot, d.layer)
+            done.add(key)
+            for w in waiting.pop(key, []):
+                emit(w)
+
+    for d in descs:
+        above = (d.variant, d.chunk, d.slot, d.layer + 1)
+        if d.direction and d.layer + 1 < layers and above not in done:
+            waiting.setdefault(above, []).append(d)
+        else:
+            emit(d)
+    assert not waiting, "backwards never captured: %r" % waiting
+    return out
+
+
 def zero_main_grads(chunks):
     for blocks in chunks:
         for blk in blocks:
@@ -824,8 +852,8 @@ def main():
             pool = (torch.cuda.graph_pool_handle() if kind == "per-variant"
                     else shared)
             banks.fill(0)
-            gs, s_ = capture_all(step, [d for d in descs if d.variant == v],
-                                 pool)
+            gs, s_ = capture_all(step, pool_capture_order(
+                [d for d in descs if d.variant == v], cfg.layers), pool)
             graphs.update(gs)
             secs += s_
             if kind == "per-variant":
