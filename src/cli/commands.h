@@ -59,9 +59,10 @@ int cgs_cmd_pack(int argc, char **argv);
 	"                     N and keep the fewest bytes (slots: {max: N})\n" \
 	"  --per-rank-slots   let every rank choose its own ring\n" \
 	"                     (slots: {per_rank: true})\n" \
-	"  --slot-maps        try a slot map per microbatch count instead of\n" \
-	"                     k mod S on every ring; keep it where it saves\n" \
-	"                     bytes (slots: {map: true}); no extra graphs\n" \
+	"  --slot-maps        try a slot map per microbatch count (and\n" \
+	"                     chunk) instead of k mod S on every ring; keep\n" \
+	"                     it where it saves bytes (slots: {map: true});\n" \
+	"                     no extra graphs\n" \
 	"  --explore-slots    print each rank's bytes and graphs for every\n" \
 	"                     ring tried (up to twice the smallest without\n" \
 	"                     --max-slots) instead of the plan\n" \

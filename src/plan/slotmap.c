@@ -15,6 +15,16 @@
  * must host microbatches about S apart in every order, and no map can
  * do much better than k mod S.
  *
+ * Lowest-free maps come first (cgs_slot_map_lowest_free, at the end):
+ * each order is replayed and each forward of (c, k) takes the lowest
+ * slot safe for chunk c then, preferring slots no other chunk's
+ * microbatch holds.  Slots then serve whichever chunk is at its peak,
+ * and a slot s of chunk c and slot s of chunk c' are never live
+ * together in any order: where the rank's microbatches of all chunks in
+ * flight never outnumber the slots, colouring group (c, s) with colour s
+ * reaches the lower bound on uniform frames.  Such a map differs by
+ * chunk, so it has a row per count and chunk (plan.h).
+ *
  * The search keeps, for every pair of groups, how many orders make them
  * live together, and judges a map by a proxy of the plan: those links
  * packed as items of their chunk's bytes (first-fit and one region per
