@@ -470,7 +470,7 @@ static int check_variants(struct check *c)
 {
 	struct cgs_manifest *m = c->m;
 	const uint8_t *p = m->sec[CGS_MF_VARIANTS];
-	const char *name;
+	const char *name = NULL;   /* set by check_string; -O3 cannot tell */
 	uint32_t v;
 	char what[64];
 	int rc;
