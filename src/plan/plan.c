@@ -280,8 +280,7 @@ struct trial_work {
 	 * lowest-free maps alone; the search there costs most of the time
 	 * and rarely finds what a larger ring's lowest-free map does not.
 	 */
-	int smallest;
-	uint32_t lowest_ring;        /* the rank's smallest ring searched */
+	uint32_t lowest_ring;
 	struct cgs_error err;
 	int rc;
 };
@@ -381,7 +380,7 @@ static int plan_with_map(struct trial_pool *pool, struct trial_work *t,
 	return rc;
 }
 
-/* A copy of the rank's slot map (one slot per order and microbatch). */
+/* A copy of a slot map of the rank's orders with `rows` rows per count. */
 static uint32_t *slot_map_copy(const struct cgs_rank_plan *rp,
 			       const uint32_t *map, uint32_t rows)
 {
@@ -447,8 +446,9 @@ static int try_map(struct trial_pool *pool, struct trial_work *t,
  * The ring's plan with slot maps (slotmap.c): first the lowest-free maps
  * (slots shared by the chunks, then each chunk on its own), then, on the
  * rank's smallest ring and unless one of them already reached the lower
- * bound, the maps the search proposes.  The fewest bytes win, and a map only when it takes strictly
- * fewer bytes than k mod S: otherwise the plan stays as it was.
+ * bound, the maps the search proposes.  The fewest bytes win, and a map
+ * only when it takes strictly fewer bytes than k mod S: otherwise the
+ * plan stays as it was.
  */
 static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 			 struct cgs_rank_work *x, int first_fit)
@@ -478,7 +478,7 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 	}
 	if (rc || t->plan.bytes == t->plan.lower_bound_bytes)
 		return rc;
-	if (!t->smallest)
+	if (x->slots != t->lowest_ring)
 		return 0;
 	rc = cgs_slot_map_search(x, maps, &n, &t->err);
 	for (i = 0; rc == 0 && i < n; i++) {
@@ -689,7 +689,6 @@ static int list_trials(const struct cgs_schedule *s,
 			struct trial_work *t = &pool->work[i++];
 
 			t->rank_index = r;
-			t->smallest = S == lo[r];
 			t->lowest_ring = lo[r];
 			t->plan = (struct cgs_rank_plan){
 				.rank = p->ranks[r].rank, .slots = S,
