@@ -15,6 +15,15 @@ example=testdata/examples/qwen-pp4-vpp2-dcp.yaml
 onechunk=testdata/manifest/slot-map/rotate/schedule.yaml
 golden=testdata/manifest/slot-map/rotate/manifest.cgslot
 
+# The second reader (tests/manifest_edit.py) decodes manifest $1 to the
+# same JSON as `cgslot dump --format json` wrote to $2; $3 names the map.
+second_reader_agrees() {
+	"$python" tests/manifest_edit.py decode "$1" >"$tmp/decoded.json" ||
+		fail "the second reader cannot decode $3"
+	"$python" -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
+		"$tmp/decoded.json" "$2" || fail "the second reader and dump disagree on $3"
+}
+
 export CGSLOT_PRODUCER=golden
 "$inject" "$onechunk" "$tmp/rot.cgslot" rotate || fail "inject rotate failed"
 # The same manifest is kept under testdata (the bindings' tests read it);
@@ -33,10 +42,7 @@ grep -q '^  slots N=16: 1 2 3 0 1 2 3 0 1 2 3 0 1 2 3 0$' "$tmp/out" ||
 	fail "dump: the N=16 row is not the rotation"
 run 0 dump --format json "$tmp/rot.cgslot"
 cp "$tmp/out" "$tmp/rot.json"
-"$python" tests/manifest_edit.py decode "$tmp/rot.cgslot" >"$tmp/decoded.json" ||
-	fail "the second reader cannot decode the map"
-"$python" -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
-	"$tmp/decoded.json" "$tmp/rot.json" || fail "the second reader and dump disagree on the map"
+second_reader_agrees "$tmp/rot.cgslot" "$tmp/rot.json" "the map"
 run 0 plot "$tmp/rot.cgslot" --rank 0 -o "$tmp/rot.svg"
 run 0 report "$tmp/rot.cgslot"
 grep -q '^rank 0: .* graphs, slots from a slot map per count$' "$tmp/out" ||
@@ -95,10 +101,7 @@ grep -q '^  slots N=4 chunk 0: 0 1 2 3$' "$tmp/out" || fail "dump: the N=4 row o
 grep -q '^  slots N=4 chunk 1: 1 2 3 4$' "$tmp/out" || fail "dump: the N=4 row of chunk 1 is not 1 2 3 4"
 run 0 dump --format json "$tmp/chunk.cgslot"
 cp "$tmp/out" "$tmp/chunk.json"
-"$python" tests/manifest_edit.py decode "$tmp/chunk.cgslot" >"$tmp/decoded.json" ||
-	fail "the second reader cannot decode the map per chunk"
-"$python" -c 'import json, sys; sys.exit(json.load(open(sys.argv[1])) != json.load(open(sys.argv[2])))' \
-	"$tmp/decoded.json" "$tmp/chunk.json" || fail "the second reader and dump disagree on the map per chunk"
+second_reader_agrees "$tmp/chunk.cgslot" "$tmp/chunk.json" "the map per chunk"
 "$python" - "$tmp/chunk.json" <<'PY' || fail "dump's map per chunk is not (k + c) mod S"
 import json, sys
 d = json.load(open(sys.argv[1]))
