@@ -608,6 +608,44 @@ START_TEST(chunk_map_reaches_bound)
 }
 END_TEST
 
+/*
+ * Uniform frames, P 4, M 4, L 24, a ring of 16: every rank has more
+ * microbatches of all chunks in flight than 16, so slot s of two chunks
+ * is live at once somewhere, and neither k mod S nor a lowest-free map
+ * that keeps slot numbers apart reaches the bound.  The map whose slots
+ * stand for colours shared by the chunks (each chunk's slot s keeps one
+ * colour, a forward takes a slot whose colour no live microbatch holds)
+ * takes every rank's saved frames to their bound.
+ */
+START_TEST(colour_map_reaches_bound)
+{
+	struct cgs_schedule *s = make_schedule(4, 4, 4, 24, NULL, 256, 2);
+	struct cgs_plan *plain, *p;
+	uint32_t i;
+
+	set_bytes(s, 0, 1024, 1024, 20480, 1024);
+	set_bytes(s, 1, 1792, 1792, 35840, 1792);
+	s->slots = 16;
+	plain = plan_ok(s);
+	p = plan_with_maps(s, plain);
+	for (i = 0; i < p->n_ranks; i++) {
+		const struct cgs_rank_plan *rp = &p->ranks[i];
+
+		ck_assert_msg(rp->saved_stats.bytes ==
+			      rp->saved_stats.lower_bound_bytes,
+			      "rank %u: saved %llu, bound %llu", rp->rank,
+			      (unsigned long long)rp->saved_stats.bytes,
+			      (unsigned long long)rp->saved_stats.lower_bound_bytes);
+		ck_assert_ptr_nonnull(rp->slot_map);
+		ck_assert_uint_eq(rp->slot_map_rows, 4);
+		ck_assert_uint_le(rp->bytes, rank_of(plain, rp->rank)->bytes);
+	}
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&plain);
+	free_schedule(s);
+}
+END_TEST
+
 /* The checker must catch a slot map that puts live microbatches together. */
 START_TEST(checker_catches_unsafe_map)
 {
@@ -1154,6 +1192,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, slot_map_saves_bytes);
 		tcase_add_test(tc, checker_catches_unsafe_map);
 		tcase_add_test(tc, chunk_map_reaches_bound);
+		tcase_add_test(tc, colour_map_reaches_bound);
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, tabu_colouring);
 		tcase_add_test(tc, clique_search);

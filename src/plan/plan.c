@@ -444,9 +444,10 @@ static int try_map(struct trial_pool *pool, struct trial_work *t,
 
 /*
  * The ring's plan with slot maps (slotmap.c): first the lowest-free maps
- * (slots shared by the chunks, then each chunk on its own), then, on the
- * rank's smallest ring and unless one of them already reached the lower
- * bound, the maps the search proposes.  The fewest bytes win, and a map
+ * (slots shared by the chunks, each chunk on its own, then slots that
+ * stand for colours the chunks share), then, on the rank's smallest ring
+ * and unless one of them already reached the lower bound, the maps the
+ * search proposes.  The fewest bytes win, and a map
  * only when it takes strictly fewer bytes than k mod S: otherwise the
  * plan stays as it was.
  */
@@ -454,14 +455,16 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 			 struct cgs_rank_work *x, int first_fit)
 {
 	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], map_rows, used, n = 0, i;
-	int rc = 0, shared;
+	static const int modes[] = {CGS_SLOT_MAP_SHARED, CGS_SLOT_MAP_OWN,
+				    CGS_SLOT_MAP_COLOURS};
+	int rc = 0;
 
-	for (shared = 1; rc == 0 && shared >= 0; shared--) {
+	for (i = 0; rc == 0 && i < sizeof(modes) / sizeof(*modes); i++) {
 		uint32_t *map;
 
 		if (t->plan.bytes == t->plan.lower_bound_bytes)
 			return 0;
-		rc = cgs_slot_map_lowest_free(x, shared, &map, &map_rows,
+		rc = cgs_slot_map_lowest_free(x, modes[i], &map, &map_rows,
 					      &used, &t->err);
 		/*
 		 * a map that leaves this ring's last slots unused is the same

@@ -25,6 +25,17 @@
  * reaches the lower bound on uniform frames.  Such a map differs by
  * chunk, so it has a row per count and chunk (plan.h).
  *
+ * Where they do outnumber the slots (many chunks, few stages), slot s
+ * of two chunks must be live together somewhere, and numbering by slot
+ * cannot reach the bound.  The colours map then lets each slot of each
+ * chunk stand for one colour that every chunk draws from: replaying the
+ * longest order first, a forward takes a slot of its chunk whose colour
+ * no live microbatch holds, or gives a slot not used yet the lowest free
+ * colour.  Within each order the colours then behave as an interval
+ * colouring (never more than the peak in flight, on uniform frames the
+ * bound), and as long as every chunk finds such a slot among its ring,
+ * group (c, s) coloured by its colour is valid in the union of orders.
+ *
  * The search keeps, for every pair of groups, how many orders make them
  * live together, and judges a map by a proxy of the plan: those links
  * packed as items of their chunk's bytes (first-fit and one region per
@@ -834,7 +845,72 @@ static int next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
 	return 0;
 }
 
-int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
+/* The most microbatches of all chunks in flight at once, over the orders. */
+static uint32_t rank_peak(const struct cgs_rank_plan *rp)
+{
+	uint32_t o, live, peak = 0;
+	uint64_t e;
+
+	for (o = 0; o < rp->n_reachable; o++) {
+		live = 0;
+		for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
+			if (rp->order_entries[e] > 0 && ++live > peak)
+				peak = live;
+			else if (rp->order_entries[e] < 0)
+				live--;
+		}
+	}
+	return peak;
+}
+
+/*
+ * The slot of chunk c for the forward at entry e of order o, with slots
+ * standing for colours shared by the chunks: colour_of[c * S + s] is slot
+ * s's colour (set the first time the slot is taken), held[g] how many
+ * microbatches live now hold colour g.  The slot `barred` (S for none)
+ * holds the gradient frame still being sent when the next backward is
+ * chunk c's.  Prefer a slot whose colour is free and below `peak`, the
+ * lowest colour first; else give an unused slot the lowest free colour;
+ * else any safe slot (two microbatches then share a colour, and the
+ * colouring takes more than the peak).  S when no slot is safe.
+ */
+static uint32_t colour_slot(const struct cgs_rank_plan *rp, uint32_t o,
+			    uint64_t e, uint32_t c, uint32_t S,
+			    uint32_t colours, uint32_t peak,
+			    const uint32_t *holder, uint32_t *colour_of,
+			    const uint32_t *held, uint32_t barred)
+{
+	uint32_t s, g, best = S, best_g = CGS_PLAN_NEVER, fresh = S,
+		 safe = S;
+
+	if (barred < S && !next_backward_is(rp, o, e + 1, c))
+		barred = S;
+	for (s = 0; s < S; s++) {
+		if (holder[c * S + s] != CGS_PLAN_NEVER || s == barred)
+			continue;
+		if (safe == S)
+			safe = s;
+		g = colour_of[c * S + s];
+		if (g == CGS_PLAN_NEVER) {
+			if (fresh == S)
+				fresh = s;
+		} else if (!held[g] && g < best_g) {
+			best = s;
+			best_g = g;
+		}
+	}
+	if ((best == S || best_g >= peak) && fresh < S) {
+		for (g = 0; g < colours && held[g]; g++)
+			;
+		if (g < colours && g < best_g) {
+			colour_of[c * S + fresh] = g;
+			return fresh;
+		}
+	}
+	return best < S ? best : safe;
+}
+
+int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 			     uint32_t **map, uint32_t *rows, uint32_t *used,
 			     struct cgs_error *err)
 {
@@ -843,7 +919,9 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
 	uint64_t width = rp->reachable[rp->n_reachable - 1],
 		 cells = (uint64_t)rp->n_reachable * M * width, e;
 	uint32_t *out = NULL, *holder = NULL, *forwards = NULL,
-		 *backwards = NULL, *in_flight = NULL, *users = NULL;
+		 *backwards = NULL, *in_flight = NULL, *users = NULL,
+		 *colour_of = NULL, *held = NULL;
+	uint32_t colours = S * M, peak = 0, oi;
 	int modulo = 1, alike = 1, rc = 0;
 
 	*map = NULL;
@@ -857,15 +935,24 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
 	backwards = calloc(M, sizeof(*backwards));
 	in_flight = calloc(M, sizeof(*in_flight));
 	users = calloc((uint64_t)S + 1, sizeof(*users));
+	colour_of = malloc(((uint64_t)S * M + 1) * sizeof(*colour_of));
+	held = calloc((uint64_t)colours + 1, sizeof(*held));
 	if (!out || !holder || !forwards || !backwards || !in_flight ||
-	    !users) {
+	    !users || !colour_of || !held) {
 		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
 				   "searching slot maps");
 		goto out;
 	}
-	for (o = 0; o < rp->n_reachable; o++) {
+	for (s = 0; s < colours; s++)
+		colour_of[s] = CGS_PLAN_NEVER;
+	if (mode == CGS_SLOT_MAP_COLOURS)
+		peak = rank_peak(rp);
+	for (oi = 0; oi < rp->n_reachable; oi++) {
 		uint32_t pending_c = CGS_PLAN_NEVER, pending_s = 0;
 
+		/* colours: the longest order first, it sets the chunks' slots */
+		o = mode == CGS_SLOT_MAP_COLOURS ? rp->n_reachable - 1 - oi : oi;
+		memset(held, 0, colours * sizeof(*held));
 		memset(forwards, 0, M * sizeof(*forwards));
 		memset(backwards, 0, M * sizeof(*backwards));
 		memset(in_flight, 0, M * sizeof(*in_flight));
@@ -881,13 +968,33 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
 			if (id < 0) {
 				k = backwards[c]++;
 				holder[c * S + row[k]] = CGS_PLAN_NEVER;
-				users[row[k]]--;
+				if (mode == CGS_SLOT_MAP_COLOURS)
+					held[colour_of[c * S + row[k]]]--;
+				else
+					users[row[k]]--;
 				in_flight[c]--;
 				pending_c = c;
 				pending_s = row[k];
 				continue;
 			}
 			k = forwards[c]++;
+			if (mode == CGS_SLOT_MAP_COLOURS) {
+				best = colour_slot(rp, o, e, c, S, colours,
+						   peak, holder, colour_of,
+						   held, pending_c == c &&
+						   in_flight[c] == 0 ?
+						   pending_s : S);
+				if (best == S)
+					goto out;
+				s = best;
+				row[k] = s;
+				if (s >= *used)
+					*used = s + 1;
+				holder[c * S + s] = k;
+				held[colour_of[c * S + s]]++;
+				in_flight[c]++;
+				continue;
+			}
 			best = S;
 			for (s = 0; s < S; s++) {
 				if (holder[c * S + s] != CGS_PLAN_NEVER)
@@ -896,7 +1003,7 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
 				    in_flight[c] == 0 &&
 				    next_backward_is(rp, o, e + 1, c))
 					continue;
-				if (!shared) {
+				if (mode == CGS_SLOT_MAP_OWN) {
 					best = s;
 					break;
 				}
@@ -944,5 +1051,7 @@ out:
 	free(backwards);
 	free(in_flight);
 	free(users);
+	free(colour_of);
+	free(held);
 	return rc;
 }

@@ -164,13 +164,20 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **maps,
 /*
  * slotmap.c: the map that gives each forward of (c, k) the lowest slot of
  * chunk c that is safe then, order by order: slots past a chunk's usual
- * load are taken only at its peaks.  Rows per count in *rows (1 when
+ * load are taken only at its peaks.  `mode` says which slot is lowest:
+ * slot numbers per chunk, slot numbers other chunks leave free, or
+ * colours each slot of each chunk stands for.  Rows per count in *rows (1 when
  * every chunk's rows agree, else the rank's chunks) and the slots it
  * uses in *used (the slots below it); *map NULL when it is k mod S or
  * too large.
  */
 #define CGS_SLOT_MAP_MAX_CELLS (1ull << 26)
-int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int shared,
+enum cgs_slot_map_mode {
+	CGS_SLOT_MAP_OWN,      /* each chunk on its own slots */
+	CGS_SLOT_MAP_SHARED,   /* slots other chunks leave free first */
+	CGS_SLOT_MAP_COLOURS   /* slots stand for colours all chunks share */
+};
+int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 			     uint32_t **map, uint32_t *rows, uint32_t *used,
 			     struct cgs_error *err);
 
