@@ -639,6 +639,9 @@ START_TEST(colour_map_reaches_bound)
 		ck_assert_ptr_nonnull(rp->slot_map);
 		ck_assert_uint_eq(rp->slot_map_rows, 4);
 		ck_assert_uint_le(rp->bytes, rank_of(plain, rp->rank)->bytes);
+		/* as many colours as frames live at once: the clique */
+		ck_assert_uint_eq(rp->saved_stats.colours,
+				  rp->saved_stats.colour_lower_bound);
 	}
 	cgs_plan_destroy(&p);
 	cgs_plan_destroy(&plain);
