@@ -447,9 +447,8 @@ static int try_map(struct trial_pool *pool, struct trial_work *t,
  * (slots shared by the chunks, each chunk on its own, then slots that
  * stand for colours the chunks share), then, on the rank's smallest ring
  * and unless one of them already reached the lower bound, the maps the
- * search proposes.  The fewest bytes win, and a map
- * only when it takes strictly fewer bytes than k mod S: otherwise the
- * plan stays as it was.
+ * search proposes.  The fewest bytes win, and a map only when it takes
+ * strictly fewer bytes than k mod S: otherwise the plan stays as it was.
  */
 static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 			 struct cgs_rank_work *x, int first_fit)
