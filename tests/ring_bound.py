@@ -78,8 +78,7 @@ with tempfile.TemporaryDirectory() as tmp:
         smallest, trials, _ = bench.explore(path, ["--slot-maps"])
         orders = bench.orders_of(path)
         for r in plan["ranks"]:
-            peak, need = max(bench.ring_to_reach_bound(o)
-                             for o in orders[r["rank"]])
+            peak, need = bench.rank_ring_to_reach_bound(orders[r["rank"]])
             lb = r["lower_bound_bytes"]
             frame = r["saved"]["lower_bound_bytes"] // peak
             if frame <= 0.02 * lb:
