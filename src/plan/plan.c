@@ -456,9 +456,15 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], map_rows, used, n = 0, i;
 	static const int modes[] = {CGS_SLOT_MAP_SHARED, CGS_SLOT_MAP_OWN,
 				    CGS_SLOT_MAP_COLOURS};
+	/*
+	 * past the rank's smallest ring, where the ring holds fewer than the
+	 * microbatches in flight, only slots standing for colours have won
+	 */
+	uint32_t first = x->slots != t->lowest_ring &&
+			 cgs_slot_map_peak(x->rp) > x->slots ? 2 : 0;
 	int rc = 0;
 
-	for (i = 0; rc == 0 && i < sizeof(modes) / sizeof(*modes); i++) {
+	for (i = first; rc == 0 && i < sizeof(modes) / sizeof(*modes); i++) {
 		uint32_t *map;
 
 		if (t->plan.bytes == t->plan.lower_bound_bytes)

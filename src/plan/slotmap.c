@@ -845,8 +845,7 @@ static int next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
 	return 0;
 }
 
-/* The most microbatches of all chunks in flight at once, over the orders. */
-static uint32_t rank_peak(const struct cgs_rank_plan *rp)
+uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp)
 {
 	uint32_t o, live, peak = 0;
 	uint64_t e;
@@ -946,7 +945,7 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 	for (s = 0; s < colours; s++)
 		colour_of[s] = CGS_PLAN_NEVER;
 	if (mode == CGS_SLOT_MAP_COLOURS)
-		peak = rank_peak(rp);
+		peak = cgs_slot_map_peak(rp);
 	for (oi = 0; oi < rp->n_reachable; oi++) {
 		uint32_t pending_c = CGS_PLAN_NEVER, pending_s = 0;
 

@@ -172,6 +172,8 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **maps,
  * k mod S or too large.
  */
 #define CGS_SLOT_MAP_MAX_CELLS (1ull << 26)
+/* The most microbatches of all chunks in flight at once, over the orders. */
+uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp);
 enum cgs_slot_map_mode {
 	CGS_SLOT_MAP_OWN,      /* each chunk on its own slots */
 	CGS_SLOT_MAP_SHARED,   /* slots other chunks leave free first */
