@@ -460,12 +460,15 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 	 * past the rank's smallest ring, where the ring holds fewer than the
 	 * microbatches in flight, only slots standing for colours have won
 	 */
-	uint32_t first = x->slots != t->lowest_ring &&
-			 cgs_slot_map_peak(x->rp) > x->slots ? 2 : 0;
+	int colours_only = x->slots != t->lowest_ring &&
+			   cgs_slot_map_peak(x->rp) > x->slots;
 	int rc = 0;
 
-	for (i = first; rc == 0 && i < sizeof(modes) / sizeof(*modes); i++) {
+	for (i = 0; rc == 0 && i < sizeof(modes) / sizeof(*modes); i++) {
 		uint32_t *map;
+
+		if (colours_only && modes[i] != CGS_SLOT_MAP_COLOURS)
+			continue;
 
 		if (t->plan.bytes == t->plan.lower_bound_bytes)
 			return 0;
