@@ -649,6 +649,63 @@ START_TEST(colour_map_reaches_bound)
 }
 END_TEST
 
+/* Give variant v's first layer of every chunk `saved` bytes. */
+static void override_first_layer(struct cgs_schedule *s, uint32_t v,
+				 uint64_t saved)
+{
+	struct cgs_override *o = calloc(1, sizeof(*o));
+
+	ck_assert_ptr_nonnull(o);
+	o->rank = -1;
+	o->chunk = -1;
+	o->layer = 0;
+	o->mask = 1u << CGS_ROLE_SAVED;
+	o->bytes.role[CGS_ROLE_SAVED] = saved;
+	s->variants[v].overrides = o;
+	s->variants[v].n_overrides = 1;
+}
+
+/*
+ * What every variant alone would take: a variant whose bytes scale
+ * another's by 3/2 or 2 takes that one's figure scaled, so three
+ * variants of A, 3/2 A and 2 A take 9/2 times A alone, on every rank.
+ */
+START_TEST(yardstick_of_scaled_variants)
+{
+	static const uint32_t layers[] = {3, 2};
+	static const uint64_t saved[] = {3072, 4608, 6144},
+			      first[] = {5120, 7680, 10240},
+			      grad[] = {512, 768, 1024};
+	struct cgs_schedule *one = make_schedule(4, 2, 4, 16, layers, 256, 1),
+			    *three = make_schedule(4, 2, 4, 16, layers, 256, 3);
+	struct cgs_plan *p1, *p3;
+	uint32_t v, i;
+
+	set_bytes(one, 0, grad[0], grad[0], saved[0], grad[0]);
+	override_first_layer(one, 0, first[0]);
+	for (v = 0; v < 3; v++) {
+		set_bytes(three, v, grad[v], grad[v], saved[v], grad[v]);
+		override_first_layer(three, v, first[v]);
+	}
+	p1 = plan_ok(one);
+	p3 = plan_ok(three);
+	for (i = 0; i < p3->n_ranks; i++) {
+		uint64_t alone = p1->ranks[i].bytes_without_sharing;
+
+		ck_assert_uint_gt(alone, 0);
+		ck_assert_msg(2 * p3->ranks[i].bytes_without_sharing ==
+			      9 * alone, "rank %u: %llu for three, %llu for one",
+			      i, (unsigned long long)
+			      p3->ranks[i].bytes_without_sharing,
+			      (unsigned long long)alone);
+	}
+	cgs_plan_destroy(&p1);
+	cgs_plan_destroy(&p3);
+	free_schedule(one);
+	free_schedule(three);
+}
+END_TEST
+
 /* The checker must catch a slot map that puts live microbatches together. */
 START_TEST(checker_catches_unsafe_map)
 {
@@ -1196,6 +1253,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, checker_catches_unsafe_map);
 		tcase_add_test(tc, chunk_map_reaches_bound);
 		tcase_add_test(tc, colour_map_reaches_bound);
+		tcase_add_test(tc, yardstick_of_scaled_variants);
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, tabu_colouring);
 		tcase_add_test(tc, clique_search);

@@ -352,6 +352,67 @@ out:
 	return rc;
 }
 
+/*
+ * Whether b is a scaled by p / q, entry by entry (p and q coprime): then
+ * every first-fit of b places each item where it places a's, times p / q,
+ * since its orders compare sizes and its gaps compare sums of them.
+ */
+static int scaled_by(const uint64_t *a, const uint64_t *b, uint32_t n,
+		     uint64_t *p, uint64_t *q)
+{
+	uint32_t i;
+	uint64_t g;
+
+	for (i = 0; i < n && a[i] == 0 && b[i] == 0; i++)
+		;
+	if (i == n || a[i] == 0 || b[i] == 0)
+		return 0;
+	g = cgs_gcd(a[i], b[i]);
+	*p = b[i] / g;
+	*q = a[i] / g;
+	for (i = 0; i < n; i++)
+		if (a[i] % *q != 0 || a[i] / *q > UINT64_MAX / *p ||
+		    a[i] / *q * *p != b[i])
+			return 0;
+	return 1;
+}
+
+/*
+ * One frame kind's first-fit bytes for each variant alone, sizes[v * n +
+ * i] the bytes of size class i (a layer, or a chunk's gradient) and
+ * class[f] frame f's.  A variant whose sizes scale an earlier one's takes
+ * its bytes scaled, exactly, without packing again.
+ */
+static int variant_bytes(const struct kind_view *kv, const uint64_t *sizes,
+			 uint32_t n, uint32_t n_variants,
+			 const uint32_t *class_of, uint64_t *size,
+			 uint64_t *bytes)
+{
+	uint32_t v, w, f;
+	uint64_t p, q, colour_bytes;
+	int rc;
+
+	for (v = 0; v < n_variants; v++) {
+		const uint64_t *mine = sizes + (uint64_t)v * n;
+
+		for (w = 0; w < v; w++)
+			if (scaled_by(sizes + (uint64_t)w * n, mine, n, &p, &q) &&
+			    bytes[w] % q == 0 && bytes[w] / q <= UINT64_MAX / p)
+				break;
+		if (w < v) {
+			bytes[v] = bytes[w] / q * p;
+			continue;
+		}
+		for (f = 0; f < kv->n_frames; f++)
+			size[f] = mine[class_of[f]];
+		rc = kind_layout(kv, size, NULL, &bytes[v], &colour_bytes,
+				 NULL);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
 /* What every variant alone, in arenas of its own, would take. */
 static int bytes_without_sharing(struct cgs_rank_work *x,
 				 const struct kind_view *saved_view,
@@ -359,9 +420,11 @@ static int bytes_without_sharing(struct cgs_rank_work *x,
 				 uint64_t *size, uint64_t *without)
 {
 	struct cgs_rank_plan *rp = x->rp;
-	uint32_t v, f, g;
-	uint64_t bytes, colour_bytes;
-	int rc;
+	uint32_t V = x->s->n_variants, f, g, v;
+	uint32_t *class_of = calloc((uint64_t)rp->n_saved + x->n_groups + 1,
+				    sizeof(*class_of));
+	uint64_t *bytes = calloc(2 * (uint64_t)V + 1, sizeof(*bytes));
+	int rc = CGS_E_NOMEM;
 
 	/*
 	 * First-fit alone: the figure every variant on its own would take
@@ -372,32 +435,25 @@ static int bytes_without_sharing(struct cgs_rank_work *x,
 
 	saved_ff.dsa_nodes = grad_ff.dsa_nodes = 0;
 	saved_ff.clique_nodes = grad_ff.clique_nodes = 0;
-	saved_view = &saved_ff;
-	grad_view = &grad_ff;
 	*without = 0;
-	for (v = 0; v < x->s->n_variants; v++) {
-		for (f = 0; f < rp->n_saved; f++) {
-			const struct cgs_frame *fr = &rp->saved[f];
-
-			size[f] = x->variant_saved_bytes[
-				(uint64_t)v * x->layers_total +
-				x->layer_base[fr->chunk] + fr->layer];
-		}
-		rc = kind_layout(saved_view, size, NULL, &bytes, &colour_bytes,
-				 NULL);
-		if (rc)
-			return rc;
-		*without += bytes;
-		for (g = 0; g < x->n_groups; g++)
-			size[g] = x->variant_grad_bytes[(uint64_t)v * x->chunks +
-							g / x->slots];
-		rc = kind_layout(grad_view, size, NULL, &bytes, &colour_bytes,
-				 NULL);
-		if (rc)
-			return rc;
-		*without += bytes;
-	}
-	return 0;
+	if (!class_of || !bytes)
+		goto out;
+	for (f = 0; f < rp->n_saved; f++)
+		class_of[f] = x->layer_base[rp->saved[f].chunk] +
+			      rp->saved[f].layer;
+	for (g = 0; g < x->n_groups; g++)
+		class_of[rp->n_saved + g] = g / x->slots;
+	rc = variant_bytes(&saved_ff, x->variant_saved_bytes, x->layers_total,
+			   V, class_of, size, bytes);
+	if (rc == 0)
+		rc = variant_bytes(&grad_ff, x->variant_grad_bytes, x->chunks,
+				   V, class_of + rp->n_saved, size, bytes + V);
+	for (v = 0; rc == 0 && v < 2 * V; v++)
+		*without += bytes[v];
+out:
+	free(class_of);
+	free(bytes);
+	return rc;
 }
 
 /*
