@@ -1151,6 +1151,22 @@ static void check_ring_search(struct cgs_schedule *s,
 	ck_assert_int_eq(cgs_plan_create(s, &opt, &t, &err), 0);
 	assert_same_plan(q, t);
 	cgs_plan_destroy(&t);
+	/*
+	 * Every ring planned in full (explored) makes the choice the
+	 * pruned search made
+	 */
+	opt.explore = 1;
+	ck_assert_int_eq(cgs_plan_create(s, &opt, &t, &err), 0);
+	for (r = 0; r < q->n_ranks; r++) {
+		const struct cgs_rank_plan *a = &q->ranks[r], *b = &t->ranks[r];
+
+		ck_assert_msg(a->slots == b->slots && a->bytes == b->bytes,
+			      "case %u, rank %u: search %u slots %llu bytes, "
+			      "every ring in full %u slots %llu bytes", i,
+			      a->rank, a->slots, (unsigned long long)a->bytes,
+			      b->slots, (unsigned long long)b->bytes);
+	}
+	cgs_plan_destroy(&t);
 	cgs_plan_destroy(&q);
 }
 

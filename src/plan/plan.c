@@ -263,6 +263,13 @@ static void rank_work_release(struct cgs_rank_work *x)
 	memset(x, 0, sizeof(*x));
 }
 
+/*
+ * The search's first pass colours each candidate with this share of the
+ * colouring budget (one part in 20): its plans only rank the rings, and
+ * the colouring searches are most of its time.
+ */
+#define CGS_FIRST_PASS_COLOUR_SHARE 20u
+
 /* One (rank, ring) to plan, and what came of it. */
 struct trial_work {
 	uint32_t rank_index;
@@ -829,10 +836,84 @@ static uint32_t prune_trials(const struct cgs_plan *p,
 }
 
 /*
+ * After the second pass: list in pool->todo the pruned trials whose
+ * bound does not keep them from the choice after all.  The first pass
+ * colours on a smaller budget, so a full plan may take more bytes than
+ * its first-fit plan did, and the best full plan can then stand above
+ * the first-fit bytes a trial was pruned against.  A pruned trial stays
+ * out while its bound is above the choice among the full plans, or equal
+ * to it and later in list order (choose_trials' tie); the rest are
+ * planned in full, and the choice is the one planning every ring in
+ * full would make.  Returns how many to plan.
+ */
+static uint32_t recheck_pruned(const struct cgs_plan *p,
+			       struct trial_pool *pool)
+{
+	uint32_t i, j, r, per, n = 0, best;
+
+	if (p->per_rank) {
+		for (i = 0; i < pool->n_work; i = j) {
+			best = UINT32_MAX;
+			for (j = i; j < pool->n_work &&
+			     pool->work[j].rank_index == pool->work[i].rank_index;
+			     j++)
+				if (!pool->work[j].pruned &&
+				    (best == UINT32_MAX ||
+				     pool->work[j].plan.bytes <
+				     pool->work[best].plan.bytes))
+					best = j;
+			for (r = i; r < j; r++) {
+				struct trial_work *t = &pool->work[r];
+				uint64_t b = pool->work[best].plan.bytes;
+
+				if (t->pruned && (t->bound < b ||
+						  (t->bound == b && r < best)))
+					pool->todo[n++] = r;
+			}
+		}
+	} else {
+		uint64_t best_sum = UINT64_MAX;
+
+		per = pool->n_work / p->n_ranks;
+		best = 0;
+		for (j = 0; j < per; j++) {
+			uint64_t sum = 0;
+
+			if (pool->work[j].pruned)
+				continue;
+			for (r = 0; r < p->n_ranks; r++)
+				sum = add_saturated(sum,
+						    pool->work[r * per + j].plan.bytes);
+			if (sum < best_sum) {
+				best_sum = sum;
+				best = j;
+			}
+		}
+		for (j = 0; j < per; j++) {
+			uint64_t bound = 0;
+
+			if (!pool->work[j].pruned)
+				continue;
+			for (r = 0; r < p->n_ranks; r++)
+				bound = add_saturated(bound,
+						      pool->work[r * per + j].bound);
+			if (bound < best_sum || (bound == best_sum && j < best))
+				for (r = 0; r < p->n_ranks; r++)
+					pool->todo[n++] = r * per + j;
+		}
+	}
+	for (i = 0; i < n; i++)
+		pool->work[pool->todo[i]].pruned = 0;
+	return n;
+}
+
+/*
  * Plan every trial.  A search (several rings a rank, not explored)
- * first plans each ring with first-fit alone, then plans in full only
- * the rings that could still be chosen: the packing engine and the
- * slot-map search are most of the time, and most rings cannot win.
+ * first plans each ring with first-fit alone and a colouring search of
+ * CGS_FIRST_PASS_COLOUR_SHARE of the budget, then plans in full only the
+ * rings that could still be chosen: the packing engine, the slot-map
+ * search and the colouring searches are most of the time, and most
+ * rings cannot win.
  */
 static int run_trials(struct cgs_plan *p, struct trial_pool *pool,
 		      struct cgs_error *err)
@@ -841,6 +922,9 @@ static int run_trials(struct cgs_plan *p, struct trial_pool *pool,
 
 	pool->first_fit = *pool->opt;
 	pool->first_fit.pack_budget = 0;
+	if (pool->opt->colour_budget > CGS_FIRST_PASS_COLOUR_SHARE)
+		pool->first_fit.colour_budget =
+			pool->opt->colour_budget / CGS_FIRST_PASS_COLOUR_SHARE;
 	if (pool->opt->explore || pool->n_work <= p->n_ranks ||
 	    (pool->opt->pack_budget == 0 && !pool->map)) {
 		pool_run(pool, run_trial, pool->n_work, 1);
@@ -856,6 +940,9 @@ static int run_trials(struct cgs_plan *p, struct trial_pool *pool,
 				     "out of memory for the ring search");
 	n = prune_trials(p, pool);
 	pool_run(pool, run_todo_trial, n, 1);
+	n = recheck_pruned(p, pool);
+	if (n)
+		pool_run(pool, run_todo_trial, n, 0);
 	free(pool->todo);
 	pool->todo = NULL;
 	return 0;
