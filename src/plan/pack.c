@@ -41,6 +41,7 @@ struct kind_view {
 	/* nodes for the heaviest clique of items by their bytes; 0: none */
 	uint64_t clique_nodes;
 	int want_floor;               /* the clique even without the engine */
+	const uint64_t *hint;         /* item offsets to take if valid, or NULL */
 };
 
 struct pack_key {
@@ -140,6 +141,34 @@ static int colour_regions_bytes(const struct kind_view *kv,
 }
 
 /*
+ * The height of the layout kv->hint gives the items, or 0 when it is
+ * not one: an offset off the alignment, or two items in conflict that
+ * share a byte.
+ */
+static uint64_t hint_bytes(const struct kind_view *kv, const uint64_t *size)
+{
+	uint32_t n = kv->items->n, i, j;
+	uint64_t top = 0;
+
+	for (i = 0; i < n; i++) {
+		const uint64_t *row = cgs_graph_row(kv->items, i);
+
+		if (size[i] == 0)
+			continue;
+		if (kv->hint[i] % kv->align != 0)
+			return 0;
+		if (kv->hint[i] + size[i] > top)
+			top = kv->hint[i] + size[i];
+		for (j = i + 1; j < n; j++)
+			if (size[j] && cgs_bit_test(row, j) &&
+			    kv->hint[i] < kv->hint[j] + size[j] &&
+			    kv->hint[j] < kv->hint[i] + size[i])
+				return 0;
+	}
+	return top;
+}
+
+/*
  * The packing engine (dsa.h) on the item or the frame conflicts, when
  * first-fit left a gap above the lower bound.  Writes offsets of the
  * graph's vertices into off and the height into *total; returns 1 when
@@ -226,8 +255,8 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 						      : kv->lower, clique;
 	uint32_t n = kv->items->n, i, f, t, best_t = 0;
 	uint64_t *size = calloc(n + 1, sizeof(*size));
-	/* one row per first-fit order and one for the engine */
-	uint64_t *off = calloc((uint64_t)(n + 1) * (ITEM_ORDERS + 1),
+	/* one row per first-fit order, one for the engine, one for a hint */
+	uint64_t *off = calloc((uint64_t)(n + 1) * (ITEM_ORDERS + 2),
 			       sizeof(*off));
 	uint64_t *foff = calloc((uint64_t)kv->n_frames + 1, sizeof(*foff));
 	uint64_t *eoff_frames = calloc((uint64_t)kv->n_frames + 1,
@@ -279,6 +308,16 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 	}
 	/* single frames colour by colour, or items that are single frames */
 	assert(best <= *colour_bytes);
+	if (kv->hint) {
+		total = hint_bytes(kv, size);
+		if (total && total < best) {
+			best = total;
+			best_t = ITEM_ORDERS + 1;
+			by_frames = 0;
+			memcpy(off + (uint64_t)best_t * n, kv->hint,
+			       n * sizeof(*off));
+		}
+	}
 	/*
 	 * The clique bounds the layout: the engine need not run at it, and
 	 * the ring search prunes by it (its conflict lists cap the engine)
@@ -435,6 +474,7 @@ static int bytes_without_sharing(struct cgs_rank_work *x,
 
 	saved_ff.dsa_nodes = grad_ff.dsa_nodes = 0;
 	saved_ff.clique_nodes = grad_ff.clique_nodes = 0;
+	saved_ff.hint = NULL;   /* each variant alone is first-fit's figure */
 	*without = 0;
 	if (!class_of || !bytes)
 		goto out;
@@ -521,7 +561,7 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		.lower = rp->saved_stats.lower_bound_bytes,
 		.align = x->align, .dsa_nodes = x->opt->pack_budget,
 		.clique_nodes = x->opt->colour_budget,
-		.want_floor = x->want_floor};
+		.want_floor = x->want_floor, .hint = x->group_offset_hint};
 	/* gradient frames are their own items: BY_COLOUR is per frame */
 	struct kind_view grad_view = {
 		.items = &x->grad_conflicts, .item_first = x->grad_first,

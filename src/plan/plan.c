@@ -288,6 +288,8 @@ struct trial_work {
 	 * and rarely finds what a larger ring's lowest-free map does not.
 	 */
 	uint32_t lowest_ring;
+	/* the group offsets of the placed map being tried, or NULL */
+	const uint64_t *hint;
 	struct cgs_error err;
 	int rc;
 };
@@ -295,6 +297,17 @@ struct trial_work {
 /* The orders of one rank and the ring they need. */
 struct rank_orders_work {
 	struct cgs_ring_need need;
+	struct cgs_error err;
+	int rc;
+};
+
+/*
+ * A rank's placed map (placed.c), found once on its largest ring: its
+ * slots below `used` serve every ring from `used` up.
+ */
+struct placed_work {
+	uint32_t *map, rows, used, slots;
+	uint64_t *slot_offset;       /* [c * slots + s] */
 	struct cgs_error err;
 	int rc;
 };
@@ -316,6 +329,7 @@ struct trial_pool {
 	/* the search's first pass: opt without the packing engine */
 	struct cgs_plan_options first_fit;
 	uint32_t *todo;              /* trials the second pass plans in full */
+	struct placed_work *placed;  /* one per rank, with slot maps on */
 	pthread_mutex_t lock;        /* guards next and done */
 	uint32_t next, done;
 };
@@ -382,6 +396,7 @@ static int plan_with_map(struct trial_pool *pool, struct trial_work *t,
 	rank_work_start(pool, mapped, &y);
 	y.opt = opt;
 	y.bytes_only = opt == &pool->first_fit;
+	y.group_offset_hint = t->hint;
 	rc = plan_rank(&y, &t->err);
 	rank_work_release(&y);
 	return rc;
@@ -450,6 +465,66 @@ static int try_map(struct trial_pool *pool, struct trial_work *t,
 }
 
 /*
+ * The ring's plan with the rank's placed map (placed.c), its slots at the
+ * offsets it found, when it takes strictly fewer bytes: on the smallest
+ * ring of the search that holds its slots, which captures the fewest
+ * graphs.
+ */
+static int try_placed_map(struct trial_pool *pool, struct trial_work *t,
+			  const struct cgs_rank_work *x, int first_fit)
+{
+	const struct placed_work *pw = &pool->placed[t->rank_index];
+	uint32_t S = x->slots, c, s, *map;
+	uint64_t *hint;
+	int rc;
+
+	if (!pw->map ||
+	    S != (pw->used > t->lowest_ring ? pw->used : t->lowest_ring))
+		return 0;
+	map = slot_map_copy(&t->plan, pw->map, pw->rows);
+	hint = calloc((uint64_t)x->chunks * S + 1, sizeof(*hint));
+	if (!map || !hint) {
+		free(map);
+		free(hint);
+		return cgs_error_set(&t->err, CGS_E_NOMEM,
+				     "out of memory for a slot map");
+	}
+	for (c = 0; c < x->chunks; c++)
+		for (s = 0; s < pw->used; s++)
+			hint[c * S + s] = pw->slot_offset[c * pw->slots + s];
+	t->hint = hint;
+	rc = try_map(pool, t, map, pw->rows, first_fit);
+	t->hint = NULL;
+	free(hint);
+	return rc;
+}
+
+/* The placed map of rank i, on the largest ring the search gives it. */
+static void run_placed(struct trial_pool *pool, uint32_t i)
+{
+	struct placed_work *pw = &pool->placed[i];
+	struct cgs_rank_plan rp = {0};
+	struct cgs_rank_work x;
+	uint32_t j;
+
+	for (j = 0; j < pool->n_work; j++)
+		if (pool->work[j].rank_index == i)
+			rp = pool->work[j].plan;   /* the rings rise */
+	rp.slot_map = NULL;
+	rank_work_start(pool, &rp, &x);
+	pw->rc = index_frames(&x, &pw->err);
+	if (pw->rc == 0)
+		pw->rc = frame_sizes(&x, &pw->err);
+	if (pw->rc == 0)
+		pw->rc = cgs_slot_map_placed(&x, &pw->map, &pw->rows,
+					     &pw->used, &pw->slot_offset,
+					     &pw->err);
+	pw->slots = rp.slots;
+	rank_work_release(&x);
+	rank_outputs_release(&rp);
+}
+
+/*
  * The ring's plan with slot maps (slotmap.c): first the lowest-free maps
  * (slots shared by the chunks, each chunk on its own, then slots that
  * stand for colours the chunks share), then, on the rank's smallest ring
@@ -494,6 +569,8 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);
 	}
+	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes)
+		rc = try_placed_map(pool, t, x, first_fit);
 	if (rc || t->plan.bytes == t->plan.lower_bound_bytes)
 		return rc;
 	if (x->slots != t->lowest_ring)
@@ -920,6 +997,19 @@ static int run_trials(struct cgs_plan *p, struct trial_pool *pool,
 {
 	uint32_t i, n;
 
+	if (pool->map) {
+		pool->placed = calloc(pool->p->n_ranks,
+				      sizeof(*pool->placed));
+		if (!pool->placed)
+			return cgs_error_set(err, CGS_E_NOMEM,
+					     "out of memory for slot maps");
+		pool_run(pool, run_placed, pool->p->n_ranks, 0);
+		for (i = 0; i < pool->p->n_ranks; i++)
+			if (pool->placed[i].rc) {
+				*err = pool->placed[i].err;
+				return pool->placed[i].rc;
+			}
+	}
 	pool->first_fit = *pool->opt;
 	pool->first_fit.pack_budget = 0;
 	if (pool->opt->colour_budget > CGS_FIRST_PASS_COLOUR_SHARE)
@@ -994,6 +1084,12 @@ static void trials_release(struct trial_pool *pool)
 {
 	uint32_t i;
 
+	for (i = 0; pool->placed && i < pool->p->n_ranks; i++) {
+		free(pool->placed[i].map);
+		free(pool->placed[i].slot_offset);
+	}
+	free(pool->placed);
+	pool->placed = NULL;
 	for (i = 0; i < pool->n_work; i++)
 		rank_outputs_release(&pool->work[i].plan);
 	free(pool->work);

@@ -60,6 +60,12 @@ struct cgs_rank_work {
 	 * would not run (a single plan needs it only to skip the engine).
 	 */
 	int want_floor;
+	/*
+	 * Offsets of the saved groups (c * S + s) a placed slot map came
+	 * with, or NULL: packing takes them when they are a layout of the
+	 * conflicts with fewer bytes than its own.
+	 */
+	const uint64_t *group_offset_hint;
 
 	/* frame sizes, aligned, per layer index layer_base[c] + l */
 	uint64_t *saved_bytes;          /* maximum over variants */
@@ -182,5 +188,18 @@ enum cgs_slot_map_mode {
 int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 			     uint32_t **map, uint32_t *rows, uint32_t *used,
 			     struct cgs_error *err);
+
+/*
+ * placed.c: for frames of different sizes, where every order's forwards
+ * are a prefix of the longest order's, a map (one row per chunk and
+ * count) laid out on the longest order within 2% of its bound (else
+ * within 5% of its saved peak), with each slot's offset in
+ * slot_offset[c * S + s] (0 for slots it leaves unused) and the most
+ * slots a chunk uses in *used.  *map NULL when it does not apply or
+ * finds none within its search budget.
+ */
+int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
+			uint32_t *rows, uint32_t *used,
+			uint64_t **slot_offset, struct cgs_error *err);
 
 #endif

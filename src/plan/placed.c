@@ -1,0 +1,674 @@
+/*
+ * Placed slots: a slot map for frames of different sizes, whose slots
+ * come with their offsets.
+ *
+ * Where every order's forwards are a prefix of the longest order's (the
+ * schedule formulas give this), a layout of the longest order alone
+ * serves them all: until its last forward a shorter order is the longest
+ * one, and after it only frees.  So the map is found on that one order:
+ * its forwards are placed one by one, each microbatch at an offset free
+ * of the microbatches live then, below a width W, by a depth-first
+ * search with backtracking.  A microbatch takes a slot of its chunk that
+ * sits at that offset and is free (its last holder's backward has come),
+ * or a new slot there while the chunk has fewer than S.  A slot is never
+ * taken by the microbatch whose backward, in some order, comes right
+ * after its last holder's: the gradient frame the holder's backward
+ * wrote is still being sent then (liveness.c).
+ *
+ * The map's slots keep the offsets the search gave them; the packing
+ * takes them (pack.c) when they are a layout of the conflicts and beat
+ * its own.  Uniform frames gain nothing here: the colours map already
+ * reaches the peak of the order there.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/dsa.h"
+#include "plan/stage.h"
+
+/*
+ * Search nodes (offsets tried) per width and candidate order: once per
+ * rank, a few milliseconds each on the bench family.
+ */
+#define PLACED_NODES 65536u
+/* Widths above this many grains are not searched. */
+#define PLACED_MAX_UNITS (1u << 20)
+
+#define NONE UINT32_MAX
+
+/* One way to try the offsets open to a microbatch. */
+enum placed_order {
+	PLACED_LOWEST,     /* its chunk's slots first, then lowest offset */
+	PLACED_LIFETIME,   /* beside microbatches that end when it ends */
+	PLACED_ORDERS
+};
+
+struct cand {
+	uint64_t key;
+	uint32_t pos, slot;      /* slot NONE: a new slot at pos */
+};
+
+struct placed {
+	uint32_t M, S, F, W;       /* chunks, ring, forwards, width */
+	uint32_t per;              /* room for one depth's candidates */
+	const uint32_t *unit;      /* per chunk: its frames' bytes in grains */
+	uint32_t *chunk, *end;     /* per item (forward): chunk, backward */
+	uint32_t *free_first, *free_items; /* backwards before forward i */
+	uint32_t *succ_first, *succ; /* same-chunk backwards that follow */
+	/* search state */
+	uint32_t *pos, *slot, *live_items, n_live;
+	uint8_t *live;
+	uint32_t *n_pal, *pal_pos, *pal_holder;   /* [c * S + s] */
+	/*
+	 * Gradient parity: consecutive backwards of any order alternate it
+	 * (par[item], 0 or 1; NULL when the backwards admit no such
+	 * alternation), and a slot only takes items of its own, so the
+	 * gradient frames keep two colours, as with k mod an even ring.
+	 */
+	uint8_t *par, *pal_par;
+	/* per depth: candidates, the next one, what it changed */
+	struct cand *cands;
+	uint32_t *cand_first, *cand_next, *prev_holder, *made_slot;
+	uint64_t nodes;
+};
+
+static int cand_cmp(const void *a, const void *b)
+{
+	const struct cand *x = a, *y = b;
+
+	if (x->key != y->key)
+		return x->key < y->key ? -1 : 1;
+	return (x->pos > y->pos) - (x->pos < y->pos);
+}
+
+static int follows(const struct placed *pl, uint32_t holder, uint32_t item)
+{
+	uint32_t j;
+
+	for (j = pl->succ_first[holder]; j < pl->succ_first[holder + 1]; j++)
+		if (pl->succ[j] == item)
+			return 1;
+	return 0;
+}
+
+/* The live item ending at `at` (below) or starting there (above). */
+static uint32_t live_at(const struct placed *pl, uint32_t at, int below)
+{
+	uint32_t j, it;
+
+	for (j = 0; j < pl->n_live; j++) {
+		it = pl->live_items[j];
+		if (below ? pl->pos[it] + pl->unit[pl->chunk[it]] == at
+			  : pl->pos[it] == at)
+			return it;
+	}
+	return NONE;
+}
+
+static uint64_t lifetime_key(const struct placed *pl, uint32_t item,
+			     uint32_t p, int fresh)
+{
+	uint32_t w = pl->unit[pl->chunk[item]], nb, side;
+	uint64_t key = (uint64_t)fresh << 62;
+
+	for (side = 0; side < 2; side++) {
+		uint32_t at = side ? p + w : p;
+
+		if ((side == 0 && p == 0) || (side == 1 && p + w == pl->W))
+			continue;
+		nb = live_at(pl, at, side == 0);
+		if (nb == NONE)
+			key += (uint64_t)1 << 40;   /* free bytes beside it */
+		else
+			key += pl->end[nb] > pl->end[item] ?
+			       pl->end[nb] - pl->end[item] :
+			       pl->end[item] - pl->end[nb];
+	}
+	return key;
+}
+
+/* Is [p, p + w) free of every live item? */
+static int span_free(const struct placed *pl, uint32_t p, uint32_t w)
+{
+	uint32_t j, it;
+
+	if (p + w > pl->W)
+		return 0;
+	for (j = 0; j < pl->n_live; j++) {
+		it = pl->live_items[j];
+		if (pl->pos[it] < p + w &&
+		    p < pl->pos[it] + pl->unit[pl->chunk[it]])
+			return 0;
+	}
+	return 1;
+}
+
+/* List the candidates of item i at depth i into pl->cands. */
+static uint32_t list_cands(struct placed *pl, uint32_t i, int order,
+			   struct cand *out)
+{
+	uint32_t c = pl->chunk[i], w = pl->unit[c], n = 0, s, j;
+
+	/* its chunk's free slots where the span is free */
+	for (s = 0; s < pl->n_pal[c]; s++) {
+		uint32_t h = pl->pal_holder[c * pl->S + s],
+			 p = pl->pal_pos[c * pl->S + s];
+
+		if ((h != NONE && pl->live[h]) || (h != NONE && follows(pl, h, i)))
+			continue;
+		if (pl->par && pl->pal_par[c * pl->S + s] != pl->par[i])
+			continue;
+		if (!span_free(pl, p, w))
+			continue;
+		out[n++] = (struct cand){0, p, s};
+	}
+	if (pl->n_pal[c] < pl->S) {
+		/* gaps: starts are ends of live items or 0, tops W or starts */
+		for (j = 0; j <= pl->n_live; j++) {
+			uint32_t at = j == pl->n_live ? 0 :
+				      pl->pos[pl->live_items[j]] +
+				      pl->unit[pl->chunk[pl->live_items[j]]];
+			uint32_t top = pl->W, k;
+
+			if (!span_free(pl, at, w))
+				continue;
+			for (k = 0; k < pl->n_live; k++) {
+				uint32_t q = pl->pos[pl->live_items[k]];
+
+				if (q >= at + w && q < top)
+					top = q;
+			}
+			out[n++] = (struct cand){0, at, NONE};
+			if (top - w != at)
+				out[n++] = (struct cand){0, top - w, NONE};
+		}
+	}
+	for (j = 0; j < n; j++) {
+		int fresh = out[j].slot == NONE;
+
+		out[j].key = order == PLACED_LOWEST ?
+			     ((uint64_t)fresh << 62) + out[j].pos :
+			     lifetime_key(pl, i, out[j].pos, fresh);
+	}
+	qsort(out, n, sizeof(*out), cand_cmp);
+	/*
+	 * a new slot only where no slot of the chunk is free (gap starts
+	 * and tops can meet, and the chunk's slots come first)
+	 */
+	for (j = s = 0; j < n; j++) {
+		uint32_t k;
+		int dup = 0;
+
+		for (k = 0; k < s && out[j].slot == NONE; k++)
+			dup |= out[k].pos == out[j].pos;
+		if (!dup)
+			out[s++] = out[j];
+	}
+	return s;
+}
+
+static void take(struct placed *pl, uint32_t i, const struct cand *cd)
+{
+	uint32_t c = pl->chunk[i], s = cd->slot;
+
+	pl->made_slot[i] = s == NONE;
+	if (s == NONE) {
+		s = pl->n_pal[c]++;
+		pl->pal_pos[c * pl->S + s] = cd->pos;
+		pl->pal_holder[c * pl->S + s] = NONE;
+		if (pl->par)
+			pl->pal_par[c * pl->S + s] = pl->par[i];
+	}
+	pl->prev_holder[i] = pl->pal_holder[c * pl->S + s];
+	pl->pal_holder[c * pl->S + s] = i;
+	pl->pos[i] = cd->pos;
+	pl->slot[i] = s;
+	pl->live[i] = 1;
+	pl->live_items[pl->n_live++] = i;
+}
+
+static void untake(struct placed *pl, uint32_t i)
+{
+	uint32_t c = pl->chunk[i], s = pl->slot[i], j;
+
+	pl->pal_holder[c * pl->S + s] = pl->prev_holder[i];
+	if (pl->made_slot[i])
+		pl->n_pal[c]--;
+	pl->live[i] = 0;
+	for (j = 0; j < pl->n_live; j++)
+		if (pl->live_items[j] == i) {
+			pl->live_items[j] = pl->live_items[--pl->n_live];
+			break;
+		}
+}
+
+/* Backwards between forward i - 1 and forward i end (or, undo, live). */
+static void frees(struct placed *pl, uint32_t i, int undo)
+{
+	uint32_t j, it, k;
+
+	for (j = pl->free_first[i]; j < pl->free_first[i + 1]; j++) {
+		it = pl->free_items[j];
+		if (undo) {
+			pl->live[it] = 1;
+			pl->live_items[pl->n_live++] = it;
+			continue;
+		}
+		pl->live[it] = 0;
+		for (k = 0; k < pl->n_live; k++)
+			if (pl->live_items[k] == it) {
+				pl->live_items[k] = pl->live_items[--pl->n_live];
+				break;
+			}
+	}
+}
+
+/* Place every forward below W; 1 found, 0 not within the nodes. */
+static int search(struct placed *pl, int order, uint64_t budget)
+{
+	uint32_t i = 0, per = pl->per;
+	int back = 0;
+
+	memset(pl->n_pal, 0, pl->M * sizeof(*pl->n_pal));
+	memset(pl->live, 0, pl->F);
+	pl->n_live = 0;
+	pl->nodes = 0;
+	for (;;) {
+		struct cand *mine = pl->cands + (uint64_t)i * per;
+
+		if (!back) {
+			frees(pl, i, 0);
+			pl->cand_first[i] = list_cands(pl, i, order, mine);
+			pl->cand_next[i] = 0;
+		} else {
+			untake(pl, i);
+		}
+		if (pl->cand_next[i] < pl->cand_first[i] &&
+		    pl->nodes < budget) {
+			pl->nodes++;
+			take(pl, i, &mine[pl->cand_next[i]++]);
+			if (++i == pl->F)
+				return 1;
+			back = 0;
+			continue;
+		}
+		frees(pl, i, 1);
+		if (i == 0 || pl->nodes >= budget)
+			return 0;
+		i--;
+		back = 1;
+	}
+}
+
+static void placed_release(struct placed *pl)
+{
+	free(pl->chunk);
+	free(pl->end);
+	free(pl->free_first);
+	free(pl->free_items);
+	free(pl->succ_first);
+	free(pl->succ);
+	free(pl->pos);
+	free(pl->slot);
+	free(pl->live_items);
+	free(pl->live);
+	free(pl->n_pal);
+	free(pl->pal_pos);
+	free(pl->pal_holder);
+	free(pl->cands);
+	free(pl->cand_first);
+	free(pl->cand_next);
+	free(pl->prev_holder);
+	free(pl->made_slot);
+	free(pl->par);
+	free(pl->pal_par);
+}
+
+/*
+ * Give the items alternating parities along every order's backwards
+ * (a two-colouring of consecutive backwards, breadth first); pl->par
+ * stays NULL when some order's backwards make an odd cycle.
+ */
+static int gradient_parity(struct placed *pl, const struct cgs_rank_plan *rp,
+			   const uint32_t *item_of, uint32_t width)
+{
+	uint32_t F = pl->F, o, c, *bw = calloc(pl->M + 1, sizeof(*bw)),
+		 *deg = calloc(F + 2, sizeof(*deg)), *adj = NULL,
+		 *queue = calloc(F + 1, sizeof(*queue)), prev, i, j, head, tail;
+	uint8_t *par = malloc(F + 1);
+	uint64_t e, n_adj = 0;
+	int fill, rc = CGS_E_NOMEM, odd = 0;
+
+	if (!bw || !deg || !queue || !par)
+		goto out;
+	for (fill = 0; fill < 2; fill++) {
+		if (fill) {
+			for (i = 0; i < F; i++)
+				deg[i + 1] += deg[i];
+			adj = malloc((n_adj + 1) * sizeof(*adj));
+			if (!adj)
+				goto out;
+		}
+		for (o = 0; o < rp->n_reachable; o++) {
+			memset(bw, 0, pl->M * sizeof(*bw));
+			prev = NONE;
+			for (e = rp->order_start[o]; e < rp->order_start[o + 1];
+			     e++) {
+				int32_t id = rp->order_entries[e];
+
+				if (id > 0)
+					continue;
+				c = (uint32_t)(-(int64_t)id) - 1;
+				i = item_of[c * width + bw[c]++];
+				if (prev != NONE && !fill) {
+					deg[prev + 1]++;
+					deg[i + 1]++;
+					n_adj += 2;
+				} else if (prev != NONE) {
+					adj[deg[prev]++] = i;
+					adj[deg[i]++] = prev;
+				}
+				prev = i;
+			}
+		}
+	}
+	/* the fill moved each start to its end: back one */
+	for (i = F; i > 0; i--)
+		deg[i] = deg[i - 1];
+	deg[0] = 0;
+	memset(par, 2, F);
+	for (i = 0; i < F && !odd; i++) {
+		if (par[i] != 2)
+			continue;
+		par[i] = 0;
+		queue[0] = i;
+		for (head = 0, tail = 1; head < tail && !odd; head++) {
+			uint32_t v = queue[head];
+
+			for (j = deg[v]; j < deg[v + 1]; j++) {
+				if (par[adj[j]] == 2) {
+					par[adj[j]] = (uint8_t)(1 - par[v]);
+					queue[tail++] = adj[j];
+				} else if (par[adj[j]] == par[v]) {
+					odd = 1;
+					break;
+				}
+			}
+		}
+	}
+	rc = 0;
+	if (!odd) {
+		pl->par = par;
+		par = NULL;
+	}
+out:
+	free(bw);
+	free(deg);
+	free(adj);
+	free(queue);
+	free(par);
+	return rc;
+}
+
+/* Is every order's forward part a prefix of the longest order? */
+static int nested_orders(const struct cgs_rank_plan *rp)
+{
+	uint32_t o, L = rp->n_reachable - 1;
+	uint64_t e, last, n;
+
+	for (o = 0; o < L; o++) {
+		n = rp->order_start[o + 1] - rp->order_start[o];
+		last = 0;
+		for (e = 0; e < n; e++)
+			if (rp->order_entries[rp->order_start[o] + e] > 0)
+				last = e + 1;
+		if (last > rp->order_start[L + 1] - rp->order_start[L] ||
+		    memcmp(rp->order_entries + rp->order_start[o],
+			   rp->order_entries + rp->order_start[L],
+			   last * sizeof(*rp->order_entries)))
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * Items (the longest order's forwards), the backwards before each, and
+ * the same-chunk backward pairs that follow each other in some order.
+ * item_of[c * width + k] is the item of (c, k).
+ */
+static int index_items(struct placed *pl, const struct cgs_rank_plan *rp,
+		       uint32_t *item_of, uint32_t width)
+{
+	uint32_t L = rp->n_reachable - 1, M = pl->M, o, c, *fw, *bw, i = 0,
+		 n_free = 0, n_pairs = 0, prev;
+	uint64_t e;
+	int rc = CGS_E_NOMEM;
+
+	fw = calloc(M, sizeof(*fw));
+	bw = calloc(M, sizeof(*bw));
+	if (!fw || !bw)
+		goto out;
+	for (e = rp->order_start[L]; e < rp->order_start[L + 1]; e++) {
+		int32_t id = rp->order_entries[e];
+
+		c = (uint32_t)(id < 0 ? -(int64_t)id : id) - 1;
+		if (id > 0) {
+			pl->free_first[i + 1] = n_free;
+			pl->chunk[i] = c;
+			pl->end[i] = UINT32_MAX;
+			item_of[c * width + fw[c]++] = i++;
+		} else {
+			uint32_t it = item_of[c * width + bw[c]++];
+
+			pl->end[it] = (uint32_t)(e - rp->order_start[L]);
+			if (i < pl->F)
+				pl->free_items[n_free++] = it;
+		}
+	}
+	/* pairs: count, then fill, bucketed by the first backward's item */
+	for (int fill = 0; fill < 2; fill++) {
+		if (fill) {
+			for (i = 0; i < pl->F; i++)
+				pl->succ_first[i + 1] += pl->succ_first[i];
+		}
+		for (o = 0; o <= L; o++) {
+			memset(bw, 0, M * sizeof(*bw));
+			prev = NONE;
+			for (e = rp->order_start[o]; e < rp->order_start[o + 1];
+			     e++) {
+				int32_t id = rp->order_entries[e];
+				uint32_t it;
+
+				if (id > 0)
+					continue;
+				c = (uint32_t)(-(int64_t)id) - 1;
+				it = item_of[c * width + bw[c]++];
+				if (prev != NONE && pl->chunk[prev] == c) {
+					if (fill)
+						pl->succ[pl->succ_first[prev]++] = it;
+					else
+						pl->succ_first[prev + 1]++;
+					n_pairs += !fill;
+				}
+				prev = it;
+			}
+		}
+		if (!fill) {
+			pl->succ = malloc(((uint64_t)n_pairs + 1) *
+					  sizeof(*pl->succ));
+			if (!pl->succ)
+				goto out;
+		}
+	}
+	/* the fill pass moved each start to its end: move them back */
+	for (i = pl->F; i > 0; i--)
+		pl->succ_first[i] = pl->succ_first[i - 1];
+	pl->succ_first[0] = 0;
+	rc = 0;
+out:
+	free(fw);
+	free(bw);
+	return rc;
+}
+
+int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
+			uint32_t *rows, uint32_t *used,
+			uint64_t **slot_offset, struct cgs_error *err)
+{
+	const struct cgs_rank_plan *rp = x->rp;
+	struct placed pl = {.M = x->chunks, .S = x->slots};
+	uint32_t R = rp->n_reachable, width = rp->reachable[R - 1], M = x->chunks,
+		 c, l, o, k, i, *unit = calloc(M + 1, sizeof(*unit)),
+		 *item_of = NULL, *out = NULL, widths[2], wi, peak = 0, live = 0,
+		 in_flight = 0, most = 0;
+	uint64_t *size = calloc(M + 1, sizeof(*size)), grain = 0, *offs = NULL,
+		 e, cells = (uint64_t)R * M * width, pending = 0, bound = 0,
+		 grad_peak = 0, aim;
+	int rc = CGS_E_NOMEM, mixed = 0, order, found = 0;
+
+	*map = NULL;
+	*slot_offset = NULL;
+	*rows = 0;
+	*used = 0;
+	if (!unit || !size)
+		goto fail;
+	for (c = 0; c < M; c++) {
+		for (l = 0; l < x->s->layers[c]; l++)
+			size[c] += x->saved_bytes[x->layer_base[c] + l];
+		grain = cgs_gcd(grain, size[c]);
+		mixed |= size[c] != size[0];
+	}
+	rc = 0;
+	if (!mixed || grain == 0 || cells > CGS_SLOT_MAP_MAX_CELLS ||
+	    !nested_orders(rp))
+		goto out;
+	for (c = 0; c < M; c++) {
+		if (size[c] == 0 || size[c] / grain > PLACED_MAX_UNITS)
+			goto out;
+		unit[c] = (uint32_t)(size[c] / grain);
+	}
+	pl.unit = unit;
+	/*
+	 * The longest order's peaks: saved grains, and saved and gradient
+	 * bytes together (liveness.c's bound, the gradient frame written by
+	 * a backward live through the next)
+	 */
+	o = R - 1;
+	for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
+		int32_t id = rp->order_entries[e];
+		uint64_t grad = pending;
+
+		c = (uint32_t)(id < 0 ? -(int64_t)id : id) - 1;
+		if (id > 0) {
+			pl.F++;
+			live += unit[c];
+			if (live > peak)
+				peak = live;
+			if (++in_flight > most)
+				most = in_flight;
+		} else {
+			grad += x->grad_bytes[c];
+		}
+		if (live * grain + grad > bound)
+			bound = live * grain + grad;
+		if (grad > grad_peak)
+			grad_peak = grad;
+		if (id < 0) {
+			live -= unit[c];
+			in_flight--;
+			pending = x->grad_bytes[c];
+		}
+	}
+	/*
+	 * Widths: what brings the rank within 2% of that bound with the
+	 * gradient arena at its peak, else within 5% of the saved peak
+	 */
+	aim = bound + bound / 50;
+	aim = aim > grad_peak ? (aim - grad_peak) / grain : 0;
+	widths[0] = aim < peak ? peak : (uint32_t)aim;
+	widths[1] = peak + peak / 20;
+	rc = CGS_E_NOMEM;
+	pl.chunk = calloc(pl.F + 1, sizeof(*pl.chunk));
+	pl.end = calloc(pl.F + 1, sizeof(*pl.end));
+	pl.free_first = calloc(pl.F + 2, sizeof(*pl.free_first));
+	pl.free_items = calloc(pl.F + 1, sizeof(*pl.free_items));
+	pl.succ_first = calloc(pl.F + 2, sizeof(*pl.succ_first));
+	pl.pos = calloc(pl.F + 1, sizeof(*pl.pos));
+	pl.slot = calloc(pl.F + 1, sizeof(*pl.slot));
+	pl.live_items = calloc(pl.F + 1, sizeof(*pl.live_items));
+	pl.live = calloc(pl.F + 1, 1);
+	pl.n_pal = calloc(M + 1, sizeof(*pl.n_pal));
+	pl.pal_pos = calloc((uint64_t)M * pl.S + 1, sizeof(*pl.pal_pos));
+	pl.pal_holder = calloc((uint64_t)M * pl.S + 1, sizeof(*pl.pal_holder));
+	pl.pal_par = calloc((uint64_t)M * pl.S + 1, 1);
+	/* a free slot of the chunk each, and a gap's start and top each */
+	pl.per = 2 * most + 2 + pl.S;
+	pl.cands = calloc((uint64_t)pl.F * pl.per + 1, sizeof(*pl.cands));
+	pl.cand_first = calloc(pl.F + 1, sizeof(*pl.cand_first));
+	pl.cand_next = calloc(pl.F + 1, sizeof(*pl.cand_next));
+	pl.prev_holder = calloc(pl.F + 1, sizeof(*pl.prev_holder));
+	pl.made_slot = calloc(pl.F + 1, sizeof(*pl.made_slot));
+	item_of = calloc((uint64_t)M * width + 1, sizeof(*item_of));
+	if (!pl.chunk || !pl.end || !pl.free_first || !pl.free_items ||
+	    !pl.succ_first || !pl.pos || !pl.slot || !pl.live_items ||
+	    !pl.live || !pl.n_pal || !pl.pal_pos || !pl.pal_holder ||
+	    !pl.pal_par ||
+	    !pl.cands || !pl.cand_first || !pl.cand_next ||
+	    !pl.prev_holder || !pl.made_slot || !item_of)
+		goto fail;
+	rc = index_items(&pl, rp, item_of, width);
+	if (rc == 0)
+		rc = gradient_parity(&pl, rp, item_of, width);
+	if (rc)
+		goto fail;
+	for (wi = 0; wi < 2 && !found; wi++) {
+		pl.W = widths[wi];
+		if (wi > 0 && pl.W <= widths[0])
+			continue;
+		for (order = 0; order < PLACED_ORDERS && !found; order++)
+			found = search(&pl, order, PLACED_NODES);
+	}
+	if (!found)
+		goto out;
+	rc = CGS_E_NOMEM;
+	out = malloc((cells + 1) * sizeof(*out));
+	offs = calloc((uint64_t)M * pl.S + 1, sizeof(*offs));
+	if (!out || !offs)
+		goto fail;
+	for (o = 0; o < R; o++)
+		for (c = 0; c < M; c++)
+			for (k = 0; k < width; k++) {
+				i = k < rp->reachable[o] ?
+				    pl.slot[item_of[c * width + k]] : 0;
+				out[((uint64_t)o * M + c) * width + k] = i;
+			}
+	for (c = 0; c < M; c++) {
+		for (i = 0; i < pl.n_pal[c]; i++)
+			offs[c * pl.S + i] = (uint64_t)pl.pal_pos[c * pl.S + i] *
+					     grain;
+		if (pl.n_pal[c] > *used)
+			*used = pl.n_pal[c];
+	}
+	*map = out;
+	*slot_offset = offs;
+	*rows = M;
+	out = NULL;
+	offs = NULL;
+	rc = 0;
+out:
+	placed_release(&pl);
+	free(unit);
+	free(size);
+	free(item_of);
+	free(out);
+	free(offs);
+	return rc;
+fail:
+	placed_release(&pl);
+	free(unit);
+	free(size);
+	free(item_of);
+	free(out);
+	free(offs);
+	return cgs_plan_fail(err, rc, rp->rank, "placing slots");
+}
