@@ -27,10 +27,11 @@
 #include "plan/stage.h"
 
 /*
- * Search nodes (offsets tried) per width and candidate order: once per
- * rank, a few milliseconds each on the bench family.
+ * Search nodes (offsets tried) per width, candidate order and parity:
+ * at most 12 tries once per rank, 20 ms each where nothing is found on
+ * the bench family.
  */
-#define PLACED_NODES 65536u
+#define PLACED_NODES 32768u
 /* Widths above this many grains are not searched. */
 #define PLACED_MAX_UNITS (1u << 20)
 
@@ -66,6 +67,7 @@ struct placed {
 	 * gradient frames keep two colours, as with k mod an even ring.
 	 */
 	uint8_t *par, *pal_par;
+	int use_par;               /* par is NULL or this try ignores it */
 	/* per depth: candidates, the next one, what it changed */
 	struct cand *cands;
 	uint32_t *cand_first, *cand_next, *prev_holder, *made_slot;
@@ -156,7 +158,7 @@ static uint32_t list_cands(struct placed *pl, uint32_t i, int order,
 
 		if ((h != NONE && pl->live[h]) || (h != NONE && follows(pl, h, i)))
 			continue;
-		if (pl->par && pl->pal_par[c * pl->S + s] != pl->par[i])
+		if (pl->use_par && pl->pal_par[c * pl->S + s] != pl->par[i])
 			continue;
 		if (!span_free(pl, p, w))
 			continue;
@@ -216,7 +218,7 @@ static void take(struct placed *pl, uint32_t i, const struct cand *cd)
 		s = pl->n_pal[c]++;
 		pl->pal_pos[c * pl->S + s] = cd->pos;
 		pl->pal_holder[c * pl->S + s] = NONE;
-		if (pl->par)
+		if (pl->use_par)
 			pl->pal_par[c * pl->S + s] = pl->par[i];
 	}
 	pl->prev_holder[i] = pl->pal_holder[c * pl->S + s];
@@ -519,12 +521,12 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 	struct placed pl = {.M = x->chunks, .S = x->slots};
 	uint32_t R = rp->n_reachable, width = rp->reachable[R - 1], M = x->chunks,
 		 c, l, o, k, i, *unit = calloc(M + 1, sizeof(*unit)),
-		 *item_of = NULL, *out = NULL, widths[2], wi, peak = 0, live = 0,
+		 *item_of = NULL, *out = NULL, widths[3], wi, peak = 0, live = 0,
 		 in_flight = 0, most = 0;
 	uint64_t *size = calloc(M + 1, sizeof(*size)), grain = 0, *offs = NULL,
 		 e, cells = (uint64_t)R * M * width, pending = 0, bound = 0,
 		 grad_peak = 0, aim;
-	int rc = CGS_E_NOMEM, mixed = 0, order, found = 0;
+	int rc = CGS_E_NOMEM, mixed = 0, try, found = 0;
 
 	*map = NULL;
 	*slot_offset = NULL;
@@ -581,12 +583,15 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 	}
 	/*
 	 * Widths: what brings the rank within 2% of that bound with the
-	 * gradient arena at its peak, else within 5% of the saved peak
+	 * gradient arena at its peak, then halfway to, and at, 5% above the
+	 * saved peak
 	 */
 	aim = bound + bound / 50;
 	aim = aim > grad_peak ? (aim - grad_peak) / grain : 0;
 	widths[0] = aim < peak ? peak : (uint32_t)aim;
-	widths[1] = peak + peak / 20;
+	widths[2] = peak + peak / 20;
+	widths[1] = widths[0] + (widths[2] > widths[0] ?
+				 (widths[2] - widths[0]) / 2 : 0);
 	rc = CGS_E_NOMEM;
 	pl.chunk = calloc(pl.F + 1, sizeof(*pl.chunk));
 	pl.end = calloc(pl.F + 1, sizeof(*pl.end));
@@ -621,12 +626,21 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 		rc = gradient_parity(&pl, rp, item_of, width);
 	if (rc)
 		goto fail;
-	for (wi = 0; wi < 2 && !found; wi++) {
+	/*
+	 * Each width with the gradient parity, then without it (the
+	 * gradient frames may then take a third colour, but slots that
+	 * need not split by parity fit more rings)
+	 */
+	for (wi = 0; wi < 3 && !found; wi++) {
 		pl.W = widths[wi];
-		if (wi > 0 && pl.W <= widths[0])
+		if (wi > 0 && pl.W <= widths[wi - 1])
 			continue;
-		for (order = 0; order < PLACED_ORDERS && !found; order++)
-			found = search(&pl, order, PLACED_NODES);
+		for (try = 0; try < 2 * PLACED_ORDERS && !found; try++) {
+			pl.use_par = try < PLACED_ORDERS && pl.par;
+			if (try >= PLACED_ORDERS && !pl.par)
+				break;
+			found = search(&pl, try % PLACED_ORDERS, PLACED_NODES);
+		}
 	}
 	if (!found)
 		goto out;
