@@ -27,13 +27,15 @@
 #include "plan/stage.h"
 
 /*
- * Search nodes (offsets tried) per width, candidate order and parity:
- * at most 12 tries once per rank, 20 ms each where nothing is found on
- * the bench family.
+ * Search nodes (offsets tried) per width, candidate order and parity,
+ * or twice the forwards where more: at most 12 tries once per rank,
+ * 20 ms each where nothing is found on the bench family.
  */
 #define PLACED_NODES 32768u
 /* Widths above this many grains are not searched. */
 #define PLACED_MAX_UNITS (1u << 20)
+/* Nor orders whose candidate lists would take more (16 bytes each). */
+#define PLACED_MAX_CANDS (1ull << 22)
 
 #define NONE UINT32_MAX
 
@@ -525,7 +527,7 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 		 in_flight = 0, most = 0;
 	uint64_t *size = calloc(M + 1, sizeof(*size)), grain = 0, *offs = NULL,
 		 e, cells = (uint64_t)R * M * width, pending = 0, bound = 0,
-		 grad_peak = 0, aim;
+		 grad_peak = 0, aim, nodes;
 	int rc = CGS_E_NOMEM, mixed = 0, try, found = 0;
 
 	*map = NULL;
@@ -592,6 +594,10 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 	widths[2] = peak + peak / 20;
 	widths[1] = widths[0] + (widths[2] > widths[0] ?
 				 (widths[2] - widths[0]) / 2 : 0);
+	/* a free slot of the chunk each, and a gap's start and top each */
+	pl.per = 2 * most + 2 + pl.S;
+	if ((uint64_t)pl.F * pl.per > PLACED_MAX_CANDS)
+		goto out;
 	rc = CGS_E_NOMEM;
 	pl.chunk = calloc(pl.F + 1, sizeof(*pl.chunk));
 	pl.end = calloc(pl.F + 1, sizeof(*pl.end));
@@ -606,8 +612,6 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 	pl.pal_pos = calloc((uint64_t)M * pl.S + 1, sizeof(*pl.pal_pos));
 	pl.pal_holder = calloc((uint64_t)M * pl.S + 1, sizeof(*pl.pal_holder));
 	pl.pal_par = calloc((uint64_t)M * pl.S + 1, 1);
-	/* a free slot of the chunk each, and a gap's start and top each */
-	pl.per = 2 * most + 2 + pl.S;
 	pl.cands = calloc((uint64_t)pl.F * pl.per + 1, sizeof(*pl.cands));
 	pl.cand_first = calloc(pl.F + 1, sizeof(*pl.cand_first));
 	pl.cand_next = calloc(pl.F + 1, sizeof(*pl.cand_next));
@@ -626,6 +630,8 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 		rc = gradient_parity(&pl, rp, item_of, width);
 	if (rc)
 		goto fail;
+	/* a dive through every forward fits in the nodes */
+	nodes = 2ull * pl.F > PLACED_NODES ? 2ull * pl.F : PLACED_NODES;
 	/*
 	 * Each width with the gradient parity, then without it (the
 	 * gradient frames may then take a third colour, but slots that
@@ -639,7 +645,7 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 			pl.use_par = try < PLACED_ORDERS && pl.par;
 			if (try >= PLACED_ORDERS && !pl.par)
 				break;
-			found = search(&pl, try % PLACED_ORDERS, PLACED_NODES);
+			found = search(&pl, try % PLACED_ORDERS, nodes);
 		}
 	}
 	if (!found)
