@@ -231,39 +231,42 @@ static void take(struct placed *pl, uint32_t i, const struct cand *cd)
 	pl->live_items[pl->n_live++] = i;
 }
 
-static void untake(struct placed *pl, uint32_t i)
+/* Item it is no longer live. */
+static void live_remove(struct placed *pl, uint32_t it)
 {
-	uint32_t c = pl->chunk[i], s = pl->slot[i], j;
+	uint32_t j;
 
-	pl->pal_holder[c * pl->S + s] = pl->prev_holder[i];
-	if (pl->made_slot[i])
-		pl->n_pal[c]--;
-	pl->live[i] = 0;
+	pl->live[it] = 0;
 	for (j = 0; j < pl->n_live; j++)
-		if (pl->live_items[j] == i) {
+		if (pl->live_items[j] == it) {
 			pl->live_items[j] = pl->live_items[--pl->n_live];
 			break;
 		}
 }
 
+static void untake(struct placed *pl, uint32_t i)
+{
+	uint32_t c = pl->chunk[i], s = pl->slot[i];
+
+	pl->pal_holder[c * pl->S + s] = pl->prev_holder[i];
+	if (pl->made_slot[i])
+		pl->n_pal[c]--;
+	live_remove(pl, i);
+}
+
 /* Backwards between forward i - 1 and forward i end (or, undo, live). */
 static void frees(struct placed *pl, uint32_t i, int undo)
 {
-	uint32_t j, it, k;
+	uint32_t j, it;
 
 	for (j = pl->free_first[i]; j < pl->free_first[i + 1]; j++) {
 		it = pl->free_items[j];
 		if (undo) {
 			pl->live[it] = 1;
 			pl->live_items[pl->n_live++] = it;
-			continue;
+		} else {
+			live_remove(pl, it);
 		}
-		pl->live[it] = 0;
-		for (k = 0; k < pl->n_live; k++)
-			if (pl->live_items[k] == it) {
-				pl->live_items[k] = pl->live_items[--pl->n_live];
-				break;
-			}
 	}
 }
 

@@ -847,6 +847,73 @@ static uint64_t add_saturated(uint64_t a, uint64_t b)
 }
 
 /*
+ * The choice among trials [i, j) of one rank (all, or those not pruned
+ * when `live` is set): the fewest bytes, the first of equals.
+ */
+static uint32_t best_of_rank(const struct trial_pool *pool, uint32_t i,
+			     uint32_t j, int live)
+{
+	uint32_t best = UINT32_MAX, r;
+
+	for (r = i; r < j; r++)
+		if ((!live || !pool->work[r].pruned) &&
+		    (best == UINT32_MAX ||
+		     pool->work[r].plan.bytes < pool->work[best].plan.bytes))
+			best = r;
+	return best;
+}
+
+/* The end of rank pool->work[i]'s trials. */
+static uint32_t rank_end(const struct trial_pool *pool, uint32_t i)
+{
+	uint32_t j = i;
+
+	while (j < pool->n_work &&
+	       pool->work[j].rank_index == pool->work[i].rank_index)
+		j++;
+	return j;
+}
+
+/*
+ * The ring every rank shares that the choice takes (all, or those not
+ * pruned when `live` is set) and its bytes summed over the ranks.
+ */
+static uint32_t best_shared_ring(const struct cgs_plan *p,
+				 const struct trial_pool *pool, int live,
+				 uint64_t *best_sum)
+{
+	uint32_t per = pool->n_work / p->n_ranks, j, r, best = 0;
+
+	*best_sum = UINT64_MAX;
+	for (j = 0; j < per; j++) {
+		uint64_t sum = 0;
+
+		if (live && pool->work[j].pruned)
+			continue;
+		for (r = 0; r < p->n_ranks; r++)
+			sum = add_saturated(sum,
+					    pool->work[r * per + j].plan.bytes);
+		if (sum < *best_sum) {
+			*best_sum = sum;
+			best = j;
+		}
+	}
+	return best;
+}
+
+/* Trial j's bounds summed over the ranks (every rank shares its ring). */
+static uint64_t shared_bound(const struct cgs_plan *p,
+			     const struct trial_pool *pool, uint32_t j)
+{
+	uint32_t per = pool->n_work / p->n_ranks, r;
+	uint64_t bound = 0;
+
+	for (r = 0; r < p->n_ranks; r++)
+		bound = add_saturated(bound, pool->work[r * per + j].bound);
+	return bound;
+}
+
+/*
  * After the first pass: mark the trials no full plan can make the
  * choice (their bound above the best first-fit plan, or equal to it
  * and later in list order, so choose_trials' tie would go elsewhere)
@@ -859,49 +926,27 @@ static uint32_t prune_trials(const struct cgs_plan *p,
 			     struct trial_pool *pool)
 {
 	uint32_t i, j, r, per, n = 0, best;
+	uint64_t b;
 
 	if (p->per_rank) {
 		for (i = 0; i < pool->n_work; i = j) {
-			best = i;
-			for (j = i; j < pool->n_work &&
-			     pool->work[j].rank_index == pool->work[i].rank_index;
-			     j++)
-				if (pool->work[j].plan.bytes <
-				    pool->work[best].plan.bytes)
-					best = j;
+			j = rank_end(pool, i);
+			best = best_of_rank(pool, i, j, 0);
+			b = pool->work[best].plan.bytes;
 			for (r = i; r < j; r++) {
 				struct trial_work *t = &pool->work[r];
-				uint64_t b = pool->work[best].plan.bytes;
 
 				t->pruned = t->bound > b ||
 					    (t->bound == b && r > best);
 			}
 		}
 	} else {
-		uint64_t best_sum = UINT64_MAX;
-
 		per = pool->n_work / p->n_ranks;
-		best = 0;
+		best = best_shared_ring(p, pool, 0, &b);
 		for (j = 0; j < per; j++) {
-			uint64_t sum = 0;
+			uint64_t bound = shared_bound(p, pool, j);
+			int pruned = bound > b || (bound == b && j > best);
 
-			for (r = 0; r < p->n_ranks; r++)
-				sum = add_saturated(sum,
-						    pool->work[r * per + j].plan.bytes);
-			if (sum < best_sum) {
-				best_sum = sum;
-				best = j;
-			}
-		}
-		for (j = 0; j < per; j++) {
-			uint64_t bound = 0;
-			int pruned;
-
-			for (r = 0; r < p->n_ranks; r++)
-				bound = add_saturated(bound,
-						      pool->work[r * per + j].bound);
-			pruned = bound > best_sum ||
-				 (bound == best_sum && j > best);
 			for (r = 0; r < p->n_ranks; r++)
 				pool->work[r * per + j].pruned = pruned;
 		}
@@ -927,21 +972,15 @@ static uint32_t recheck_pruned(const struct cgs_plan *p,
 			       struct trial_pool *pool)
 {
 	uint32_t i, j, r, per, n = 0, best;
+	uint64_t b;
 
 	if (p->per_rank) {
 		for (i = 0; i < pool->n_work; i = j) {
-			best = UINT32_MAX;
-			for (j = i; j < pool->n_work &&
-			     pool->work[j].rank_index == pool->work[i].rank_index;
-			     j++)
-				if (!pool->work[j].pruned &&
-				    (best == UINT32_MAX ||
-				     pool->work[j].plan.bytes <
-				     pool->work[best].plan.bytes))
-					best = j;
+			j = rank_end(pool, i);
+			best = best_of_rank(pool, i, j, 1);
+			b = pool->work[best].plan.bytes;
 			for (r = i; r < j; r++) {
 				struct trial_work *t = &pool->work[r];
-				uint64_t b = pool->work[best].plan.bytes;
 
 				if (t->pruned && (t->bound < b ||
 						  (t->bound == b && r < best)))
@@ -949,32 +988,13 @@ static uint32_t recheck_pruned(const struct cgs_plan *p,
 			}
 		}
 	} else {
-		uint64_t best_sum = UINT64_MAX;
-
 		per = pool->n_work / p->n_ranks;
-		best = 0;
+		best = best_shared_ring(p, pool, 1, &b);
 		for (j = 0; j < per; j++) {
-			uint64_t sum = 0;
+			uint64_t bound = shared_bound(p, pool, j);
 
-			if (pool->work[j].pruned)
-				continue;
-			for (r = 0; r < p->n_ranks; r++)
-				sum = add_saturated(sum,
-						    pool->work[r * per + j].plan.bytes);
-			if (sum < best_sum) {
-				best_sum = sum;
-				best = j;
-			}
-		}
-		for (j = 0; j < per; j++) {
-			uint64_t bound = 0;
-
-			if (!pool->work[j].pruned)
-				continue;
-			for (r = 0; r < p->n_ranks; r++)
-				bound = add_saturated(bound,
-						      pool->work[r * per + j].bound);
-			if (bound < best_sum || (bound == best_sum && j < best))
+			if (pool->work[j].pruned &&
+			    (bound < b || (bound == b && j < best)))
 				for (r = 0; r < p->n_ranks; r++)
 					pool->todo[n++] = r * per + j;
 		}
