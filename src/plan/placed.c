@@ -687,11 +687,6 @@ out:
 	free(offs);
 	return rc;
 fail:
-	placed_release(&pl);
-	free(unit);
-	free(size);
-	free(item_of);
-	free(out);
-	free(offs);
-	return cgs_plan_fail(err, rc, rp->rank, "placing slots");
+	rc = cgs_plan_fail(err, rc, rp->rank, "placing slots");
+	goto out;
 }
