@@ -13,7 +13,10 @@
  * or a new slot there while the chunk has fewer than S.  A slot is never
  * taken by the microbatch whose backward, in some order, comes right
  * after its last holder's: the gradient frame the holder's backward
- * wrote is still being sent then (liveness.c).
+ * wrote is still being sent then (liveness.c).  W is first what brings
+ * the rank within 2% of its bound, then halfway to 5% above the saved
+ * peak, then 5%; each width is tried with the gradient parity (below),
+ * then without it.
  *
  * The map's slots keep the offsets the search gave them; the packing
  * takes them (pack.c) when they are a layout of the conflicts and beat
