@@ -335,29 +335,35 @@ static void placed_release(struct placed *pl)
 }
 
 /*
- * Give the items alternating parities along every order's backwards
- * (a two-colouring of consecutive backwards, breadth first); pl->par
- * stays NULL when some order's backwards make an odd cycle.
+ * The pairs of items whose backwards follow each other in some order, as
+ * lists per item: first[i] .. first[i + 1] in *list (first holds F + 2
+ * zeros on entry).  same_chunk: only pairs of one chunk, listed under
+ * the earlier backward (slots a holder bars); else every pair, listed
+ * under both items (the graph the gradient parity colours).
  */
-static int gradient_parity(struct placed *pl, const struct cgs_rank_plan *rp,
-			   const uint32_t *item_of, uint32_t width)
+static int backward_pairs(const struct placed *pl,
+			  const struct cgs_rank_plan *rp,
+			  const uint32_t *item_of, uint32_t width,
+			  int same_chunk, uint32_t *first, uint32_t **list)
 {
-	uint32_t F = pl->F, o, c, *bw = calloc(pl->M + 1, sizeof(*bw)),
-		 *deg = calloc(F + 2, sizeof(*deg)), *adj = NULL,
-		 *queue = calloc(F + 1, sizeof(*queue)), prev, i, j, head, tail;
-	uint8_t *par = malloc(F + 1);
-	uint64_t e, n_adj = 0;
-	int fill, rc = CGS_E_NOMEM, odd = 0;
+	uint32_t F = pl->F, o, c, i, prev, *bw = calloc(pl->M + 1, sizeof(*bw)),
+		 *out = NULL;
+	uint64_t e, n = 0;
+	int fill;
 
-	if (!bw || !deg || !queue || !par)
-		goto out;
+	*list = NULL;
+	if (!bw)
+		return CGS_E_NOMEM;
+	/* count, then fill, each list's start moving to its end */
 	for (fill = 0; fill < 2; fill++) {
 		if (fill) {
 			for (i = 0; i < F; i++)
-				deg[i + 1] += deg[i];
-			adj = malloc((n_adj + 1) * sizeof(*adj));
-			if (!adj)
-				goto out;
+				first[i + 1] += first[i];
+			out = malloc((n + 1) * sizeof(*out));
+			if (!out) {
+				free(bw);
+				return CGS_E_NOMEM;
+			}
 		}
 		for (o = 0; o < rp->n_reachable; o++) {
 			memset(bw, 0, pl->M * sizeof(*bw));
@@ -370,22 +376,51 @@ static int gradient_parity(struct placed *pl, const struct cgs_rank_plan *rp,
 					continue;
 				c = (uint32_t)(-(int64_t)id) - 1;
 				i = item_of[c * width + bw[c]++];
-				if (prev != NONE && !fill) {
-					deg[prev + 1]++;
-					deg[i + 1]++;
-					n_adj += 2;
-				} else if (prev != NONE) {
-					adj[deg[prev]++] = i;
-					adj[deg[i]++] = prev;
+				if (prev != NONE &&
+				    (!same_chunk || pl->chunk[prev] == c)) {
+					if (fill)
+						out[first[prev]++] = i;
+					else
+						first[prev + 1]++;
+					n += !fill;
+					if (!same_chunk) {
+						if (fill)
+							out[first[i]++] = prev;
+						else
+							first[i + 1]++;
+						n += !fill;
+					}
 				}
 				prev = i;
 			}
 		}
 	}
-	/* the fill moved each start to its end: back one */
 	for (i = F; i > 0; i--)
-		deg[i] = deg[i - 1];
-	deg[0] = 0;
+		first[i] = first[i - 1];
+	first[0] = 0;
+	free(bw);
+	*list = out;
+	return 0;
+}
+
+/*
+ * Give the items alternating parities along every order's backwards
+ * (a two-colouring of consecutive backwards, breadth first); pl->par
+ * stays NULL when some order's backwards make an odd cycle.
+ */
+static int gradient_parity(struct placed *pl, const struct cgs_rank_plan *rp,
+			   const uint32_t *item_of, uint32_t width)
+{
+	uint32_t F = pl->F, *deg = calloc(F + 2, sizeof(*deg)), *adj = NULL,
+		 *queue = calloc(F + 1, sizeof(*queue)), i, j, head, tail;
+	uint8_t *par = malloc(F + 1);
+	int rc = CGS_E_NOMEM, odd = 0;
+
+	if (!deg || !queue || !par)
+		goto out;
+	rc = backward_pairs(pl, rp, item_of, width, 0, deg, &adj);
+	if (rc)
+		goto out;
 	memset(par, 2, F);
 	for (i = 0; i < F && !odd; i++) {
 		if (par[i] != 2)
@@ -406,13 +441,11 @@ static int gradient_parity(struct placed *pl, const struct cgs_rank_plan *rp,
 			}
 		}
 	}
-	rc = 0;
 	if (!odd) {
 		pl->par = par;
 		par = NULL;
 	}
 out:
-	free(bw);
 	free(deg);
 	free(adj);
 	free(queue);
@@ -449,8 +482,8 @@ static int nested_orders(const struct cgs_rank_plan *rp)
 static int index_items(struct placed *pl, const struct cgs_rank_plan *rp,
 		       uint32_t *item_of, uint32_t width)
 {
-	uint32_t L = rp->n_reachable - 1, M = pl->M, o, c, *fw, *bw, i = 0,
-		 n_free = 0, n_pairs = 0, prev;
+	uint32_t L = rp->n_reachable - 1, M = pl->M, c, *fw, *bw, i = 0,
+		 n_free = 0;
 	uint64_t e;
 	int rc = CGS_E_NOMEM;
 
@@ -475,46 +508,8 @@ static int index_items(struct placed *pl, const struct cgs_rank_plan *rp,
 				pl->free_items[n_free++] = it;
 		}
 	}
-	/* pairs: count, then fill, bucketed by the first backward's item */
-	for (int fill = 0; fill < 2; fill++) {
-		if (fill) {
-			for (i = 0; i < pl->F; i++)
-				pl->succ_first[i + 1] += pl->succ_first[i];
-		}
-		for (o = 0; o <= L; o++) {
-			memset(bw, 0, M * sizeof(*bw));
-			prev = NONE;
-			for (e = rp->order_start[o]; e < rp->order_start[o + 1];
-			     e++) {
-				int32_t id = rp->order_entries[e];
-				uint32_t it;
-
-				if (id > 0)
-					continue;
-				c = (uint32_t)(-(int64_t)id) - 1;
-				it = item_of[c * width + bw[c]++];
-				if (prev != NONE && pl->chunk[prev] == c) {
-					if (fill)
-						pl->succ[pl->succ_first[prev]++] = it;
-					else
-						pl->succ_first[prev + 1]++;
-					n_pairs += !fill;
-				}
-				prev = it;
-			}
-		}
-		if (!fill) {
-			pl->succ = malloc(((uint64_t)n_pairs + 1) *
-					  sizeof(*pl->succ));
-			if (!pl->succ)
-				goto out;
-		}
-	}
-	/* the fill pass moved each start to its end: move them back */
-	for (i = pl->F; i > 0; i--)
-		pl->succ_first[i] = pl->succ_first[i - 1];
-	pl->succ_first[0] = 0;
-	rc = 0;
+	rc = backward_pairs(pl, rp, item_of, width, 1, pl->succ_first,
+			    &pl->succ);
 out:
 	free(fw);
 	free(bw);
