@@ -35,6 +35,11 @@
  * 20 ms each where nothing is found on the bench family.
  */
 #define PLACED_NODES 32768u
+/*
+ * The guide's packing gets this many nodes times buffers at most (its
+ * cost grows with both): 0.1 to 0.5 s where it finds nothing.
+ */
+#define PLACED_GUIDE_WORK 60000000u
 /* Widths above this many grains are not searched. */
 #define PLACED_MAX_UNITS (1u << 20)
 /* Nor orders whose candidate lists would take more (16 bytes each). */
@@ -46,6 +51,7 @@
 enum placed_order {
 	PLACED_LOWEST,     /* its chunk's slots first, then lowest offset */
 	PLACED_LIFETIME,   /* beside microbatches that end when it ends */
+	PLACED_GUIDED,     /* nearest the offset of a packing of the order */
 	PLACED_ORDERS
 };
 
@@ -59,6 +65,7 @@ struct placed {
 	uint32_t per;              /* room for one depth's candidates */
 	const uint32_t *unit;      /* per chunk: its frames' bytes in grains */
 	uint32_t *chunk, *end;     /* per item (forward): chunk, backward */
+	uint64_t *guide;           /* per item: its offset in the packing */
 	uint32_t *free_first, *free_items; /* backwards before forward i */
 	uint32_t *succ_first, *succ; /* same-chunk backwards that follow */
 	/* search state */
@@ -189,13 +196,22 @@ static uint32_t list_cands(struct placed *pl, uint32_t i, int order,
 			if (top - w != at)
 				out[n++] = (struct cand){0, top - w, NONE};
 		}
+		if (order == PLACED_GUIDED && pl->guide[i] + w <= pl->W &&
+		    span_free(pl, (uint32_t)pl->guide[i], w))
+			out[n++] = (struct cand){0, (uint32_t)pl->guide[i], NONE};
 	}
 	for (j = 0; j < n; j++) {
 		int fresh = out[j].slot == NONE;
 
-		out[j].key = order == PLACED_LOWEST ?
-			     ((uint64_t)fresh << 62) + out[j].pos :
-			     lifetime_key(pl, i, out[j].pos, fresh);
+		if (order == PLACED_GUIDED) {
+			uint64_t g = pl->guide[i], p = out[j].pos;
+
+			out[j].key = ((p > g ? p - g : g - p) << 1) + fresh;
+		} else {
+			out[j].key = order == PLACED_LOWEST ?
+				     ((uint64_t)fresh << 62) + out[j].pos :
+				     lifetime_key(pl, i, out[j].pos, fresh);
+		}
 	}
 	qsort(out, n, sizeof(*out), cand_cmp);
 	/*
@@ -314,6 +330,7 @@ static void placed_release(struct placed *pl)
 {
 	free(pl->chunk);
 	free(pl->end);
+	free(pl->guide);
 	free(pl->free_first);
 	free(pl->free_items);
 	free(pl->succ_first);
@@ -453,6 +470,49 @@ out:
 	return rc;
 }
 
+/*
+ * The guide: the longest order's forwards packed as intervals, without
+ * slots, by the packing engine, stopping at the first height within W
+ * (else the lowest it found within its nodes: *height).  Where its offsets
+ * also keep the slots' rules the guided search walks straight to them;
+ * elsewhere it leaves them as little as it must.
+ */
+static int pack_guide(struct placed *pl, const struct cgs_rank_plan *rp,
+		      uint32_t W, uint64_t *height)
+{
+	uint32_t L = rp->n_reachable - 1, i = 0;
+	int64_t *lo = malloc((pl->F + 1) * sizeof(*lo)),
+		*hi = malloc((pl->F + 1) * sizeof(*hi));
+	uint64_t *size = malloc((pl->F + 1) * sizeof(*size)), e;
+	struct cgs_dsa_options opt = {
+		.capacity = W,
+		.node_budget = PLACED_GUIDE_WORK / pl->F,
+	};
+	struct cgs_dsa_result res;
+	int rc = CGS_E_NOMEM;
+
+	*height = 0;
+	pl->guide = calloc(pl->F + 1, sizeof(*pl->guide));
+	if (!lo || !hi || !size || !pl->guide)
+		goto out;
+	for (e = rp->order_start[L]; e < rp->order_start[L + 1]; e++)
+		if (rp->order_entries[e] > 0) {
+			lo[i] = (int64_t)(e - rp->order_start[L]);
+			hi[i] = (int64_t)pl->end[i] + 1;
+			size[i] = pl->unit[pl->chunk[i]];
+			i++;
+		}
+	rc = cgs_dsa_pack_intervals(pl->F, lo, hi, size, NULL, &opt,
+				    pl->guide, &res);
+	if (rc == 0)
+		*height = res.height;
+out:
+	free(lo);
+	free(hi);
+	free(size);
+	return rc;
+}
+
 /* Is every order's forward part a prefix of the longest order? */
 static int nested_orders(const struct cgs_rank_plan *rp)
 {
@@ -516,8 +576,8 @@ out:
 	return rc;
 }
 
-int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
-			uint32_t *rows, uint32_t *used,
+int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
+			uint32_t **map, uint32_t *rows, uint32_t *used,
 			uint64_t **slot_offset, struct cgs_error *err)
 {
 	const struct cgs_rank_plan *rp = x->rp;
@@ -528,7 +588,7 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 		 in_flight = 0, most = 0;
 	uint64_t *size = calloc(M + 1, sizeof(*size)), grain = 0, *offs = NULL,
 		 e, cells = (uint64_t)R * M * width, pending = 0, bound = 0,
-		 grad_peak = 0, aim, nodes;
+		 grad_peak = 0, aim, nodes, guide_h = 0;
 	int rc = CGS_E_NOMEM, mixed = 0, try, found = 0;
 
 	*map = NULL;
@@ -596,7 +656,7 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 	widths[1] = widths[0] + (widths[2] > widths[0] ?
 				 (widths[2] - widths[0]) / 2 : 0);
 	/* a free slot of the chunk each, and a gap's start and top each */
-	pl.per = 2 * most + 2 + pl.S;
+	pl.per = 2 * most + 3 + pl.S;
 	if ((uint64_t)pl.F * pl.per > PLACED_MAX_CANDS)
 		goto out;
 	rc = CGS_E_NOMEM;
@@ -636,7 +696,8 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 	/*
 	 * Each width with the gradient parity, then without it (the
 	 * gradient frames may then take a third colour, but slots that
-	 * need not split by parity fit more rings)
+	 * need not split by parity fit more rings); the guide last, where
+	 * asked for, and only at widths its packing fits
 	 */
 	for (wi = 0; wi < 3 && !found; wi++) {
 		pl.W = widths[wi];
@@ -646,6 +707,18 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
 			pl.use_par = try < PLACED_ORDERS && pl.par;
 			if (try >= PLACED_ORDERS && !pl.par)
 				break;
+			if (try % PLACED_ORDERS == PLACED_GUIDED) {
+				if (!guided)
+					continue;
+				if (!pl.guide) {
+					rc = pack_guide(&pl, rp, widths[0],
+							&guide_h);
+					if (rc)
+						goto fail;
+				}
+				if (guide_h > pl.W)
+					continue;
+			}
 			found = search(&pl, try % PLACED_ORDERS, nodes);
 		}
 	}

@@ -505,11 +505,14 @@ static void run_placed(struct trial_pool *pool, uint32_t i)
 	struct placed_work *pw = &pool->placed[i];
 	struct cgs_rank_plan rp = {0};
 	struct cgs_rank_work x;
-	uint32_t j;
+	uint32_t j, lowest = UINT32_MAX;
 
 	for (j = 0; j < pool->n_work; j++)
-		if (pool->work[j].rank_index == i)
+		if (pool->work[j].rank_index == i) {
 			rp = pool->work[j].plan;   /* the rings rise */
+			if (rp.slots < lowest)
+				lowest = rp.slots;
+		}
 	rp.slot_map = NULL;
 	rank_work_start(pool, &rp, &x);
 	/* a ring past the frame limit: that trial reports it, not this */
@@ -521,9 +524,9 @@ static void run_placed(struct trial_pool *pool, uint32_t i)
 	if (pw->rc == 0)
 		pw->rc = frame_sizes(&x, &pw->err);
 	if (pw->rc == 0)
-		pw->rc = cgs_slot_map_placed(&x, &pw->map, &pw->rows,
-					     &pw->used, &pw->slot_offset,
-					     &pw->err);
+		pw->rc = cgs_slot_map_placed(&x, rp.slots > lowest, &pw->map,
+					     &pw->rows, &pw->used,
+					     &pw->slot_offset, &pw->err);
 	pw->slots = rp.slots;
 	rank_work_release(&x);
 	rank_outputs_release(&rp);

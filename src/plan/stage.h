@@ -196,10 +196,12 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
  * within 5% of its saved peak), with each slot's offset in
  * slot_offset[c * S + s] (0 for slots it leaves unused) and the most
  * slots a chunk uses in *used.  *map NULL when it does not apply or
- * finds none within its search budget.
+ * finds none within its search budget.  guided: also follow a packing
+ * of the order without slots (its time pays only where the ring has
+ * slots to spare).
  */
-int cgs_slot_map_placed(const struct cgs_rank_work *x, uint32_t **map,
-			uint32_t *rows, uint32_t *used,
+int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
+			uint32_t **map, uint32_t *rows, uint32_t *used,
 			uint64_t **slot_offset, struct cgs_error *err);
 
 #endif
