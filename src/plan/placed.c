@@ -18,6 +18,15 @@
  * peak, then 5%; each width is tried with the gradient parity (below),
  * then without it.
  *
+ * The offsets are tried in three orders: lowest first, beside the
+ * microbatches that end when this one ends, and (where the rank
+ * searches rings above its smallest) nearest a guide.  Placing in time
+ * order, the search cannot undo a placement made dozens of forwards
+ * before the one that fails; the packing engine (dsa.c), laying out the
+ * same forwards as intervals without slots, can.  Its offsets are the
+ * guide: where they also keep the slots' rules the search walks
+ * straight to them, and elsewhere it leaves them as little as it must.
+ *
  * The map's slots keep the offsets the search gave them; the packing
  * takes them (pack.c) when they are a layout of the conflicts and beat
  * its own.  Uniform frames gain nothing here: the colours map already
@@ -655,7 +664,10 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	widths[2] = peak + peak / 20;
 	widths[1] = widths[0] + (widths[2] > widths[0] ?
 				 (widths[2] - widths[0]) / 2 : 0);
-	/* a free slot of the chunk each, and a gap's start and top each */
+	/*
+	 * a free slot of the chunk each, a gap's start and top each, and
+	 * the guide's offset
+	 */
 	pl.per = 2 * most + 3 + pl.S;
 	if ((uint64_t)pl.F * pl.per > PLACED_MAX_CANDS)
 		goto out;
