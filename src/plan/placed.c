@@ -495,7 +495,9 @@ static int pack_guide(struct placed *pl, const struct cgs_rank_plan *rp,
 	uint64_t *size = malloc((pl->F + 1) * sizeof(*size)), e;
 	struct cgs_dsa_options opt = {
 		.capacity = W,
-		.node_budget = PLACED_GUIDE_WORK / pl->F,
+		/* 0 would ask for the engine's default */
+		.node_budget = pl->F < PLACED_GUIDE_WORK ?
+			       PLACED_GUIDE_WORK / pl->F : 1,
 	};
 	struct cgs_dsa_result res;
 	int rc = CGS_E_NOMEM;
