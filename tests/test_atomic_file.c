@@ -291,6 +291,12 @@ START_TEST(signal_removes_temp_file)
 			struct cgs_error err = {0};
 			struct cgs_atomic_file f;
 
+			/*
+			 * The default action, whatever was inherited (under
+			 * nohup SIGHUP comes ignored, and an ignored signal
+			 * stays ignored: the next test)
+			 */
+			signal(sig[i], SIG_DFL);
 			if (cgs_atomic_file_begin(&f, in_dir("m"), &err) ||
 			    cgs_atomic_file_write(&f, "new", 3, &err))
 				_exit(2);
