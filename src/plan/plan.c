@@ -921,94 +921,66 @@ static uint64_t shared_bound(const struct cgs_plan *p,
 	return bound;
 }
 
-/*
- * After the first pass: mark the trials no full plan can make the
- * choice (their bound above the best first-fit plan, or equal to it
- * and later in list order, so choose_trials' tie would go elsewhere)
- * and list the rest in pool->todo.  The first-fit plans are valid, so
- * the best full plan is at most the best of them; a pruned trial could
- * only tie with it and lose the tie.  The choice is therefore the one
- * planning every ring in full would make.  Returns how many to plan.
- */
-static uint32_t prune_trials(const struct cgs_plan *p,
-			     struct trial_pool *pool)
+/* A trial's bound keeps it from the choice b (trial best), ties to it. */
+static int kept_out(uint64_t bound, uint32_t idx, uint64_t b, uint32_t best)
 {
-	uint32_t i, j, r, per, n = 0, best;
-	uint64_t b;
-
-	if (p->per_rank) {
-		for (i = 0; i < pool->n_work; i = j) {
-			j = rank_end(pool, i);
-			best = best_of_rank(pool, i, j, 0);
-			b = pool->work[best].plan.bytes;
-			for (r = i; r < j; r++) {
-				struct trial_work *t = &pool->work[r];
-
-				t->pruned = t->bound > b ||
-					    (t->bound == b && r > best);
-			}
-		}
-	} else {
-		per = pool->n_work / p->n_ranks;
-		best = best_shared_ring(p, pool, 0, &b);
-		for (j = 0; j < per; j++) {
-			uint64_t bound = shared_bound(p, pool, j);
-			int pruned = bound > b || (bound == b && j > best);
-
-			for (r = 0; r < p->n_ranks; r++)
-				pool->work[r * per + j].pruned = pruned;
-		}
-	}
-	for (i = 0; i < pool->n_work; i++)
-		if (!pool->work[i].pruned)
-			pool->todo[n++] = i;
-	return n;
+	return bound > b || (bound == b && idx > best);
 }
 
 /*
- * After the second pass: list in pool->todo the pruned trials whose
- * bound does not keep them from the choice after all.  The first pass
- * colours on a smaller budget, so a full plan may take more bytes than
- * its first-fit plan did, and the best full plan can then stand above
- * the first-fit bytes a trial was pruned against.  A pruned trial stays
- * out while its bound is above the choice among the full plans, or equal
- * to it and later in list order (choose_trials' tie); the rest are
- * planned in full, and the choice is the one planning every ring in
- * full would make.  Returns how many to plan.
+ * List in pool->todo the trials the search plans in full.  A trial is
+ * kept out while its bound is above the choice, or equal to it and
+ * later in list order (choose_trials' tie).
+ *
+ * After the first pass (second 0) the choice is the best first-fit plan.
+ * The first-fit plans are valid, so the best full plan is at most that;
+ * a trial kept out could only tie with it and lose the tie.  The trials
+ * kept out are marked pruned; the rest are listed.
+ *
+ * After the second pass (second 1) the choice is the best full plan.
+ * The first pass colours on a smaller budget, so a full plan may take
+ * more bytes than its first-fit plan did, and the best full plan can
+ * stand above the first-fit bytes a trial was pruned against: the pruned
+ * trials no longer kept out are listed, and unmarked.
+ *
+ * Either way the choice is the one planning every ring in full would
+ * make.  Returns how many are listed.
  */
-static uint32_t recheck_pruned(const struct cgs_plan *p,
-			       struct trial_pool *pool)
+static uint32_t select_trials(const struct cgs_plan *p,
+			      struct trial_pool *pool, int second)
 {
-	uint32_t i, j, r, per, n = 0, best;
-	uint64_t b;
+	uint32_t i, j, r, per, n = 0, best = 0, k;
+	uint64_t b = 0, bound;
+	int out;
 
-	if (p->per_rank) {
-		for (i = 0; i < pool->n_work; i = j) {
+	per = p->per_rank ? 0 : pool->n_work / p->n_ranks;
+	if (!p->per_rank)
+		best = best_shared_ring(p, pool, second, &b);
+	for (i = 0; i < pool->n_work; i = j) {
+		if (p->per_rank) {
 			j = rank_end(pool, i);
-			best = best_of_rank(pool, i, j, 1);
+			best = best_of_rank(pool, i, j, second);
 			b = pool->work[best].plan.bytes;
-			for (r = i; r < j; r++) {
-				struct trial_work *t = &pool->work[r];
+		} else {
+			j = pool->n_work;
+		}
+		for (r = i; r < j; r++) {
+			struct trial_work *t = &pool->work[r];
 
-				if (t->pruned && (t->bound < b ||
-						  (t->bound == b && r < best)))
+			/* a shared ring's bound sums its trials over ranks */
+			k = p->per_rank ? r : r % per;
+			bound = p->per_rank ? t->bound : shared_bound(p, pool, k);
+			out = kept_out(bound, k, b, best);
+			if (!second) {
+				t->pruned = out;
+				if (!out)
 					pool->todo[n++] = r;
+			} else if (t->pruned && !out) {
+				t->pruned = 0;
+				pool->todo[n++] = r;
 			}
 		}
-	} else {
-		per = pool->n_work / p->n_ranks;
-		best = best_shared_ring(p, pool, 1, &b);
-		for (j = 0; j < per; j++) {
-			uint64_t bound = shared_bound(p, pool, j);
-
-			if (pool->work[j].pruned &&
-			    (bound < b || (bound == b && j < best)))
-				for (r = 0; r < p->n_ranks; r++)
-					pool->todo[n++] = r * per + j;
-		}
 	}
-	for (i = 0; i < n; i++)
-		pool->work[pool->todo[i]].pruned = 0;
 	return n;
 }
 
@@ -1056,9 +1028,9 @@ static int run_trials(struct cgs_plan *p, struct trial_pool *pool,
 	if (!pool->todo)
 		return cgs_error_set(err, CGS_E_NOMEM,
 				     "out of memory for the ring search");
-	n = prune_trials(p, pool);
+	n = select_trials(p, pool, 0);
 	pool_run(pool, run_todo_trial, n, 1);
-	n = recheck_pruned(p, pool);
+	n = select_trials(p, pool, 1);
 	if (n)
 		pool_run(pool, run_todo_trial, n, 0);
 	free(pool->todo);
