@@ -14,13 +14,14 @@
  * taken by the microbatch whose backward, in some order, comes right
  * after its last holder's: the gradient frame the holder's backward
  * wrote is still being sent then (liveness.c).  W is first what brings
- * the rank within 2% of its bound, then it climbs to 5% above the saved
- * peak by steps that double (1/32 of the way, 1/16, ... half, all of
- * it); each width is tried with the gradient parity (below), then
- * without it.  A map found just above the first width may still pack
+ * the rank within 2% of its bound, then halfway to 5% above the saved
+ * peak, then 5%; where the rank searches rings above its smallest, it
+ * climbs by steps that double instead (1/32 of the way, 1/16, ... half,
+ * all of it).  A map found just above the first width may still pack
  * below it, since the packing places each layer on its own: on the
  * bench's q09 rank 0, a map found 2 grains above it packs at 1.006
- * times the bound, where the one found halfway packs at 1.022.
+ * times the bound, where the one found halfway packs at 1.022.  Each
+ * width is tried with the gradient parity (below), then without it.
  *
  * The offsets are tried in three orders: lowest first, beside the
  * microbatches that end when this one ends, and (where the rank
@@ -53,7 +54,12 @@
  * cost grows with both): 0.1 to 0.5 s where it finds nothing.
  */
 #define PLACED_GUIDE_WORK 60000000u
-/* Widths tried above the first, the last at 5% above the peak. */
+/*
+ * Widths tried above the first, the last at 5% above the peak, where
+ * the rank searches rings above its smallest (else 2: at the smallest
+ * ring the ladder moved no rank of the bench's family, and took q29
+ * from 2.3 to 3.0 s).
+ */
 #define PLACED_STEPS 6
 /* Widths above this many grains are not searched. */
 #define PLACED_MAX_UNITS (1u << 20)
@@ -665,13 +671,14 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	/*
 	 * Widths: what brings the rank within 2% of that bound with the
 	 * gradient arena at its peak, then 1/32, 1/16, ... 1/2 of the way
-	 * to 5% above the saved peak (rounded up), then 5%
+	 * to 5% above the saved peak (rounded up; with the guide, else
+	 * only 1/2), then 5%
 	 */
 	aim = bound + bound / 50;
 	aim = aim > grad_peak ? (aim - grad_peak) / grain : 0;
 	widths[0] = aim < peak ? peak : (uint32_t)aim;
 	top = peak + peak / 20;
-	for (wi = PLACED_STEPS; wi > 0 && top > widths[0]; wi--) {
+	for (wi = guided ? PLACED_STEPS : 2; wi > 0 && top > widths[0]; wi--) {
 		uint32_t gap = top - widths[0], part = 1u << (wi - 1),
 			 w = widths[0] + (gap + part - 1) / part;
 
