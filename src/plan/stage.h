@@ -197,8 +197,9 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
  * slot_offset[c * S + s] (0 for slots it leaves unused) and the most
  * slots a chunk uses in *used.  *map NULL when it does not apply or
  * finds none within its search budget.  guided: also follow a packing
- * of the order without slots (its time pays only where the ring has
- * slots to spare).
+ * of the order without slots, and climb to 5% by a ladder of widths
+ * rather than by halves (their time pays only where the ring has slots
+ * to spare).
  */
 int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 			uint32_t **map, uint32_t *rows, uint32_t *used,
