@@ -88,10 +88,13 @@ struct placed {
 	uint32_t *chunk, *end;     /* per item (forward): chunk, backward */
 	uint64_t *guide;           /* per item: its offset in the packing */
 	uint32_t *free_first, *free_items; /* backwards before forward i */
-	uint32_t *succ_first, *succ; /* same-chunk backwards that follow */
+	/* the same-chunk items whose backward some order runs right before */
+	uint32_t *pred_first, *pred;
 	/* search state */
 	uint32_t *pos, *slot, *live_items, n_live;
 	uint8_t *live;
+	uint32_t *by_pos, n_pos;   /* the live items by offset */
+	uint32_t *barred;          /* i + 1 where a holder may not hand to i */
 	uint32_t *n_pal, *pal_pos, *pal_holder;   /* [c * S + s] */
 	/*
 	 * Gradient parity: consecutive backwards of any order alternate it
@@ -116,28 +119,65 @@ static int cand_cmp(const void *a, const void *b)
 	return (x->pos > y->pos) - (x->pos < y->pos);
 }
 
-static int follows(const struct placed *pl, uint32_t holder, uint32_t item)
+/*
+ * Live items never overlap, so sorted by offset their ends are sorted
+ * too: how many of them start below p (binary search).
+ */
+static uint32_t starting_below(const struct placed *pl, uint32_t p)
 {
-	uint32_t j;
+	uint32_t lo = 0, hi = pl->n_pos;
 
-	for (j = pl->succ_first[holder]; j < pl->succ_first[holder + 1]; j++)
-		if (pl->succ[j] == item)
-			return 1;
-	return 0;
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (pl->pos[pl->by_pos[mid]] < p)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+static uint32_t end_of(const struct placed *pl, uint32_t it)
+{
+	return pl->pos[it] + pl->unit[pl->chunk[it]];
 }
 
 /* The live item ending at `at` (below) or starting there (above). */
 static uint32_t live_at(const struct placed *pl, uint32_t at, int below)
 {
-	uint32_t j, it;
+	uint32_t k = starting_below(pl, at);
 
-	for (j = 0; j < pl->n_live; j++) {
-		it = pl->live_items[j];
-		if (below ? pl->pos[it] + pl->unit[pl->chunk[it]] == at
-			  : pl->pos[it] == at)
-			return it;
+	if (below)
+		return k > 0 && end_of(pl, pl->by_pos[k - 1]) == at ?
+		       pl->by_pos[k - 1] : NONE;
+	return k < pl->n_pos && pl->pos[pl->by_pos[k]] == at ?
+	       pl->by_pos[k] : NONE;
+}
+
+/* The lowest offset at or above p where a live item starts, or W. */
+static uint32_t next_taken(const struct placed *pl, uint32_t p)
+{
+	uint32_t k = starting_below(pl, p);
+
+	return k < pl->n_pos ? pl->pos[pl->by_pos[k]] : pl->W;
+}
+
+/* Item it becomes live (on) or stops being live, in by_pos. */
+static void occupy(struct placed *pl, uint32_t it, int on)
+{
+	uint32_t k = starting_below(pl, pl->pos[it]);
+
+	if (on) {
+		memmove(pl->by_pos + k + 1, pl->by_pos + k,
+			(pl->n_pos - k) * sizeof(*pl->by_pos));
+		pl->by_pos[k] = it;
+		pl->n_pos++;
+	} else {
+		pl->n_pos--;
+		memmove(pl->by_pos + k, pl->by_pos + k + 1,
+			(pl->n_pos - k) * sizeof(*pl->by_pos));
 	}
-	return NONE;
 }
 
 static uint64_t lifetime_key(const struct placed *pl, uint32_t item,
@@ -165,17 +205,13 @@ static uint64_t lifetime_key(const struct placed *pl, uint32_t item,
 /* Is [p, p + w) free of every live item? */
 static int span_free(const struct placed *pl, uint32_t p, uint32_t w)
 {
-	uint32_t j, it;
+	uint32_t k;
 
 	if (p + w > pl->W)
 		return 0;
-	for (j = 0; j < pl->n_live; j++) {
-		it = pl->live_items[j];
-		if (pl->pos[it] < p + w &&
-		    p < pl->pos[it] + pl->unit[pl->chunk[it]])
-			return 0;
-	}
-	return 1;
+	/* the last one starting below its top must end by p */
+	k = starting_below(pl, p + w);
+	return k == 0 || end_of(pl, pl->by_pos[k - 1]) <= p;
 }
 
 /* List the candidates of item i at depth i into pl->cands. */
@@ -184,12 +220,14 @@ static uint32_t list_cands(struct placed *pl, uint32_t i, int order,
 {
 	uint32_t c = pl->chunk[i], w = pl->unit[c], n = 0, s, j;
 
+	for (j = pl->pred_first[i]; j < pl->pred_first[i + 1]; j++)
+		pl->barred[pl->pred[j]] = i + 1;
 	/* its chunk's free slots where the span is free */
 	for (s = 0; s < pl->n_pal[c]; s++) {
 		uint32_t h = pl->pal_holder[c * pl->S + s],
 			 p = pl->pal_pos[c * pl->S + s];
 
-		if ((h != NONE && pl->live[h]) || (h != NONE && follows(pl, h, i)))
+		if (h != NONE && (pl->live[h] || pl->barred[h] == i + 1))
 			continue;
 		if (pl->use_par && pl->pal_par[c * pl->S + s] != pl->par[i])
 			continue;
@@ -203,16 +241,11 @@ static uint32_t list_cands(struct placed *pl, uint32_t i, int order,
 			uint32_t at = j == pl->n_live ? 0 :
 				      pl->pos[pl->live_items[j]] +
 				      pl->unit[pl->chunk[pl->live_items[j]]];
-			uint32_t top = pl->W, k;
+			uint32_t top;
 
 			if (!span_free(pl, at, w))
 				continue;
-			for (k = 0; k < pl->n_live; k++) {
-				uint32_t q = pl->pos[pl->live_items[k]];
-
-				if (q >= at + w && q < top)
-					top = q;
-			}
+			top = next_taken(pl, at + w);
 			out[n++] = (struct cand){0, at, NONE};
 			if (top - w != at)
 				out[n++] = (struct cand){0, top - w, NONE};
@@ -269,6 +302,7 @@ static void take(struct placed *pl, uint32_t i, const struct cand *cd)
 	pl->slot[i] = s;
 	pl->live[i] = 1;
 	pl->live_items[pl->n_live++] = i;
+	occupy(pl, i, 1);
 }
 
 /* Item it is no longer live. */
@@ -277,6 +311,7 @@ static void live_remove(struct placed *pl, uint32_t it)
 	uint32_t j;
 
 	pl->live[it] = 0;
+	occupy(pl, it, 0);
 	for (j = 0; j < pl->n_live; j++)
 		if (pl->live_items[j] == it) {
 			pl->live_items[j] = pl->live_items[--pl->n_live];
@@ -304,6 +339,7 @@ static void frees(struct placed *pl, uint32_t i, int undo)
 		if (undo) {
 			pl->live[it] = 1;
 			pl->live_items[pl->n_live++] = it;
+			occupy(pl, it, 1);
 		} else {
 			live_remove(pl, it);
 		}
@@ -319,6 +355,7 @@ static int search(struct placed *pl, int order, uint64_t budget)
 	memset(pl->n_pal, 0, pl->M * sizeof(*pl->n_pal));
 	memset(pl->live, 0, pl->F);
 	pl->n_live = 0;
+	pl->n_pos = 0;
 	pl->nodes = 0;
 	for (;;) {
 		struct cand *mine = pl->cands + (uint64_t)i * per;
@@ -354,8 +391,10 @@ static void placed_release(struct placed *pl)
 	free(pl->guide);
 	free(pl->free_first);
 	free(pl->free_items);
-	free(pl->succ_first);
-	free(pl->succ);
+	free(pl->pred_first);
+	free(pl->pred);
+	free(pl->by_pos);
+	free(pl->barred);
 	free(pl->pos);
 	free(pl->slot);
 	free(pl->live_items);
@@ -566,13 +605,14 @@ static int index_items(struct placed *pl, const struct cgs_rank_plan *rp,
 		       uint32_t *item_of, uint32_t width)
 {
 	uint32_t L = rp->n_reachable - 1, M = pl->M, c, *fw, *bw, i = 0,
-		 n_free = 0;
+		 n_free = 0, *succ_first, *succ = NULL, *seen = NULL, h, j, v;
 	uint64_t e;
-	int rc = CGS_E_NOMEM;
+	int rc = CGS_E_NOMEM, fill;
 
 	fw = calloc(M, sizeof(*fw));
 	bw = calloc(M, sizeof(*bw));
-	if (!fw || !bw)
+	succ_first = calloc(pl->F + 2, sizeof(*succ_first));
+	if (!fw || !bw || !succ_first)
 		goto out;
 	for (e = rp->order_start[L]; e < rp->order_start[L + 1]; e++) {
 		int32_t id = rp->order_entries[e];
@@ -591,11 +631,49 @@ static int index_items(struct placed *pl, const struct cgs_rank_plan *rp,
 				pl->free_items[n_free++] = it;
 		}
 	}
-	rc = backward_pairs(pl, rp, item_of, width, 1, pl->succ_first,
-			    &pl->succ);
+	rc = backward_pairs(pl, rp, item_of, width, 1, succ_first, &succ);
+	if (rc)
+		goto out;
+	/*
+	 * turned round and without repeats (each order lists its own pairs):
+	 * pred[pred_first[i] ..] are the holders that may not hand to i
+	 */
+	rc = CGS_E_NOMEM;
+	seen = calloc(pl->F + 1, sizeof(*seen));
+	if (!seen)
+		goto out;
+	for (fill = 0; fill < 2; fill++) {
+		if (fill) {
+			for (i = 0; i < pl->F; i++)
+				pl->pred_first[i + 1] += pl->pred_first[i];
+			pl->pred = malloc(((uint64_t)pl->pred_first[pl->F] + 1) *
+					  sizeof(*pl->pred));
+			if (!pl->pred)
+				goto out;
+			memset(seen, 0, pl->F * sizeof(*seen));
+		}
+		for (h = 0; h < pl->F; h++)
+			for (j = succ_first[h]; j < succ_first[h + 1]; j++) {
+				v = succ[j];
+				if (seen[v] == h + 1)
+					continue;
+				seen[v] = h + 1;
+				if (fill)
+					pl->pred[pl->pred_first[v]++] = h;
+				else
+					pl->pred_first[v + 1]++;
+			}
+	}
+	for (i = pl->F; i > 0; i--)
+		pl->pred_first[i] = pl->pred_first[i - 1];
+	pl->pred_first[0] = 0;
+	rc = 0;
 out:
 	free(fw);
 	free(bw);
+	free(succ_first);
+	free(succ);
+	free(seen);
 	return rc;
 }
 
@@ -697,7 +775,9 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	pl.end = calloc(pl.F + 1, sizeof(*pl.end));
 	pl.free_first = calloc(pl.F + 2, sizeof(*pl.free_first));
 	pl.free_items = calloc(pl.F + 1, sizeof(*pl.free_items));
-	pl.succ_first = calloc(pl.F + 2, sizeof(*pl.succ_first));
+	pl.pred_first = calloc(pl.F + 2, sizeof(*pl.pred_first));
+	pl.barred = calloc(pl.F + 1, sizeof(*pl.barred));
+	pl.by_pos = calloc(pl.F + 1, sizeof(*pl.by_pos));
 	pl.pos = calloc(pl.F + 1, sizeof(*pl.pos));
 	pl.slot = calloc(pl.F + 1, sizeof(*pl.slot));
 	pl.live_items = calloc(pl.F + 1, sizeof(*pl.live_items));
@@ -713,7 +793,7 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	pl.made_slot = calloc(pl.F + 1, sizeof(*pl.made_slot));
 	item_of = calloc((uint64_t)M * width + 1, sizeof(*item_of));
 	if (!pl.chunk || !pl.end || !pl.free_first || !pl.free_items ||
-	    !pl.succ_first || !pl.pos || !pl.slot || !pl.live_items ||
+	    !pl.pred_first || !pl.barred || !pl.by_pos || !pl.pos || !pl.slot || !pl.live_items ||
 	    !pl.live || !pl.n_pal || !pl.pal_pos || !pl.pal_holder ||
 	    !pl.pal_par ||
 	    !pl.cands || !pl.cand_first || !pl.cand_next ||
