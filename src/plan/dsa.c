@@ -608,6 +608,58 @@ static int part_split(struct search *s, uint32_t *mem, uint32_t nm,
 	return r;
 }
 
+/*
+ * A node's candidates: the `width` best by offset, then rank, kept as a
+ * heap with the worst of them on top (worst 1) while the part is
+ * scanned, then as one with the best on top (worst 0), taken from the
+ * top as the search tries them: most nodes try only the first few.
+ */
+static int heap_above(const struct search *s, const uint32_t *cand,
+		      const uint64_t *ce, uint32_t a, uint32_t b, int worst)
+{
+	int a_worse = ce[a] > ce[b] ||
+		      (ce[a] == ce[b] && s->rank[cand[a]] > s->rank[cand[b]]);
+
+	return worst ? a_worse : !a_worse && a != b;
+}
+
+static void heap_swap(uint32_t *cand, uint64_t *ce, uint32_t a, uint32_t b)
+{
+	uint32_t v = cand[a];
+	uint64_t e = ce[a];
+
+	cand[a] = cand[b];
+	ce[a] = ce[b];
+	cand[b] = v;
+	ce[b] = e;
+}
+
+static void heap_up(const struct search *s, uint32_t *cand, uint64_t *ce,
+		    uint32_t j)
+{
+	while (j > 0 && heap_above(s, cand, ce, j, (j - 1) / 2, 1)) {
+		heap_swap(cand, ce, j, (j - 1) / 2);
+		j = (j - 1) / 2;
+	}
+}
+
+static void heap_down(const struct search *s, uint32_t *cand, uint64_t *ce,
+		      uint32_t j, uint32_t n, int worst)
+{
+	for (;;) {
+		uint32_t w = j, l = 2 * j + 1;
+
+		if (l < n && heap_above(s, cand, ce, l, w, worst))
+			w = l;
+		if (l + 1 < n && heap_above(s, cand, ce, l + 1, w, worst))
+			w = l + 1;
+		if (w == j)
+			return;
+		heap_swap(cand, ce, j, w);
+		j = w;
+	}
+}
+
 static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		    uint32_t ka, uint32_t kb, uint64_t lam, uint32_t last)
 {
@@ -617,7 +669,7 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 	uint64_t *ce = s->cand_e + (size_t)s->log_n * s->width;
 	uint64_t min_height = UINT64_MAX, gmax = 0;
 	uint32_t v, i, j, kk, left = 0, width = s->width;
-	unsigned nc = 0, at;
+	unsigned nc = 0;
 	int have_pre = 0;
 
 	/*
@@ -712,35 +764,30 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 		} else if (!graph_level_fits(s, v, e)) {
 			continue;
 		}
-		if (nc == width) {
-			uint64_t we = ce[width - 1];
-
-			if (e > we || (e == we && r > s->rank[cand[width - 1]]))
-				continue;
-			nc--;
+		if (nc < width) {
+			cand[nc] = v;
+			ce[nc] = e;
+			heap_up(s, cand, ce, nc++);
+		} else if (ce[0] > e || (ce[0] == e && s->rank[cand[0]] > r)) {
+			cand[0] = v;
+			ce[0] = e;
+			heap_down(s, cand, ce, 0, nc, 1);
 		}
-		for (j = nc; j > 0; j--) {
-			if (ce[j - 1] < e || (ce[j - 1] == e &&
-					      s->rank[cand[j - 1]] < r))
-				break;
-			cand[j] = cand[j - 1];
-			ce[j] = ce[j - 1];
-		}
-		cand[j] = v;
-		ce[j] = e;
-		nc++;
 	}
 	if (left == 0)
 		return 1;
 	nm = left;
-	while (nc > 0 && ce[nc - 1] >= min_height)
-		nc--;
-	for (at = 0; at < nc; at++) {
+	/* best first, up to the first at or above that top */
+	for (j = nc / 2; j-- > 0;)
+		heap_down(s, cand, ce, j, nc, 0);
+	while (nc > 0 && ce[0] < min_height) {
 		uint32_t mark = s->log_n, c, split = 0;
-		uint64_t e = ce[at];
+		uint64_t e = ce[0];
 		int r;
 
-		v = cand[at];
+		v = cand[0];
+		heap_swap(cand, ce, 0, --nc);
+		heap_down(s, cand, ce, 0, nc, 0);
 		if (++s->spent > s->budget)
 			return ABORTED;
 		if ((s->spent & 1023) == 0 && s->deadline > 0 &&
