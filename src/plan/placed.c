@@ -155,14 +155,6 @@ static uint32_t live_at(const struct placed *pl, uint32_t at, int below)
 	       pl->by_pos[k] : NONE;
 }
 
-/* The lowest offset at or above p where a live item starts, or W. */
-static uint32_t next_taken(const struct placed *pl, uint32_t p)
-{
-	uint32_t k = starting_below(pl, p);
-
-	return k < pl->n_pos ? pl->pos[pl->by_pos[k]] : pl->W;
-}
-
 /* Item it becomes live (on) or stops being live, in by_pos. */
 static void occupy(struct placed *pl, uint32_t it, int on)
 {
@@ -236,19 +228,22 @@ static uint32_t list_cands(struct placed *pl, uint32_t i, int order,
 		out[n++] = (struct cand){0, p, s};
 	}
 	if (pl->n_pal[c] < pl->S) {
-		/* gaps: starts are ends of live items or 0, tops W or starts */
-		for (j = 0; j <= pl->n_live; j++) {
-			uint32_t at = j == pl->n_live ? 0 :
-				      pl->pos[pl->live_items[j]] +
-				      pl->unit[pl->chunk[pl->live_items[j]]];
-			uint32_t top;
+		/*
+		 * the gaps between live items, by offset, that hold it: at
+		 * their start and at their top (the sort below orders them)
+		 */
+		uint32_t at = 0, top;
 
-			if (!span_free(pl, at, w))
-				continue;
-			top = next_taken(pl, at + w);
-			out[n++] = (struct cand){0, at, NONE};
-			if (top - w != at)
-				out[n++] = (struct cand){0, top - w, NONE};
+		for (j = 0; j <= pl->n_pos; j++) {
+			top = j < pl->n_pos ? pl->pos[pl->by_pos[j]] : pl->W;
+			if (top >= at + w) {
+				out[n++] = (struct cand){0, at, NONE};
+				if (top - w != at)
+					out[n++] = (struct cand){0, top - w,
+								 NONE};
+			}
+			if (j < pl->n_pos)
+				at = end_of(pl, pl->by_pos[j]);
 		}
 		if (order == PLACED_GUIDED && pl->guide[i] + w <= pl->W &&
 		    span_free(pl, (uint32_t)pl->guide[i], w))
