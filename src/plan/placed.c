@@ -91,10 +91,9 @@ struct placed {
 	uint32_t *free_first, *free_items; /* backwards before forward i */
 	/* the same-chunk items whose backward some order runs right before */
 	uint32_t *pred_first, *pred;
-	/* search state */
+	/* search state; the live items are kept sorted by offset */
 	uint32_t *pos, *slot, *live_items, n_live;
 	uint8_t *live;
-	uint32_t *by_pos, n_pos;   /* the live items by offset */
 	uint32_t *barred;          /* i + 1 where a holder may not hand to i */
 	uint32_t *n_pal, *pal_pos, *pal_holder;   /* [c * S + s] */
 	/*
@@ -126,12 +125,12 @@ static int cand_cmp(const void *a, const void *b)
  */
 static uint32_t starting_below(const struct placed *pl, uint32_t p)
 {
-	uint32_t lo = 0, hi = pl->n_pos;
+	uint32_t lo = 0, hi = pl->n_live;
 
 	while (lo < hi) {
 		uint32_t mid = lo + (hi - lo) / 2;
 
-		if (pl->pos[pl->by_pos[mid]] < p)
+		if (pl->pos[pl->live_items[mid]] < p)
 			lo = mid + 1;
 		else
 			hi = mid;
@@ -150,26 +149,27 @@ static uint32_t live_at(const struct placed *pl, uint32_t at, int below)
 	uint32_t k = starting_below(pl, at);
 
 	if (below)
-		return k > 0 && end_of(pl, pl->by_pos[k - 1]) == at ?
-		       pl->by_pos[k - 1] : NONE;
-	return k < pl->n_pos && pl->pos[pl->by_pos[k]] == at ?
-	       pl->by_pos[k] : NONE;
+		return k > 0 && end_of(pl, pl->live_items[k - 1]) == at ?
+		       pl->live_items[k - 1] : NONE;
+	return k < pl->n_live && pl->pos[pl->live_items[k]] == at ?
+	       pl->live_items[k] : NONE;
 }
 
-/* Item it becomes live (on) or stops being live, in by_pos. */
-static void occupy(struct placed *pl, uint32_t it, int on)
+/* Item it becomes live (on) or stops being live. */
+static void live_set(struct placed *pl, uint32_t it, int on)
 {
 	uint32_t k = starting_below(pl, pl->pos[it]);
 
+	pl->live[it] = (uint8_t)on;
 	if (on) {
-		memmove(pl->by_pos + k + 1, pl->by_pos + k,
-			(pl->n_pos - k) * sizeof(*pl->by_pos));
-		pl->by_pos[k] = it;
-		pl->n_pos++;
+		memmove(pl->live_items + k + 1, pl->live_items + k,
+			(pl->n_live - k) * sizeof(*pl->live_items));
+		pl->live_items[k] = it;
+		pl->n_live++;
 	} else {
-		pl->n_pos--;
-		memmove(pl->by_pos + k, pl->by_pos + k + 1,
-			(pl->n_pos - k) * sizeof(*pl->by_pos));
+		pl->n_live--;
+		memmove(pl->live_items + k, pl->live_items + k + 1,
+			(pl->n_live - k) * sizeof(*pl->live_items));
 	}
 }
 
@@ -204,7 +204,7 @@ static int span_free(const struct placed *pl, uint32_t p, uint32_t w)
 		return 0;
 	/* the last one starting below its top must end by p */
 	k = starting_below(pl, p + w);
-	return k == 0 || end_of(pl, pl->by_pos[k - 1]) <= p;
+	return k == 0 || end_of(pl, pl->live_items[k - 1]) <= p;
 }
 
 /* List the candidates of item i at depth i into pl->cands. */
@@ -235,16 +235,16 @@ static uint32_t list_cands(struct placed *pl, uint32_t i, int order,
 		 */
 		uint32_t at = 0, top;
 
-		for (j = 0; j <= pl->n_pos; j++) {
-			top = j < pl->n_pos ? pl->pos[pl->by_pos[j]] : pl->W;
+		for (j = 0; j <= pl->n_live; j++) {
+			top = j < pl->n_live ? pl->pos[pl->live_items[j]] : pl->W;
 			if (top >= at + w) {
 				out[n++] = (struct cand){0, at, NONE};
 				if (top - w != at)
 					out[n++] = (struct cand){0, top - w,
 								 NONE};
 			}
-			if (j < pl->n_pos)
-				at = end_of(pl, pl->by_pos[j]);
+			if (j < pl->n_live)
+				at = end_of(pl, pl->live_items[j]);
 		}
 		if (order == PLACED_GUIDED && pl->guide[i] + w <= pl->W &&
 		    span_free(pl, (uint32_t)pl->guide[i], w))
@@ -296,24 +296,9 @@ static void take(struct placed *pl, uint32_t i, const struct cand *cd)
 	pl->pal_holder[c * pl->S + s] = i;
 	pl->pos[i] = cd->pos;
 	pl->slot[i] = s;
-	pl->live[i] = 1;
-	pl->live_items[pl->n_live++] = i;
-	occupy(pl, i, 1);
+	live_set(pl, i, 1);
 }
 
-/* Item it is no longer live. */
-static void live_remove(struct placed *pl, uint32_t it)
-{
-	uint32_t j;
-
-	pl->live[it] = 0;
-	occupy(pl, it, 0);
-	for (j = 0; j < pl->n_live; j++)
-		if (pl->live_items[j] == it) {
-			pl->live_items[j] = pl->live_items[--pl->n_live];
-			break;
-		}
-}
 
 static void untake(struct placed *pl, uint32_t i)
 {
@@ -322,24 +307,16 @@ static void untake(struct placed *pl, uint32_t i)
 	pl->pal_holder[c * pl->S + s] = pl->prev_holder[i];
 	if (pl->made_slot[i])
 		pl->n_pal[c]--;
-	live_remove(pl, i);
+	live_set(pl, i, 0);
 }
 
 /* Backwards between forward i - 1 and forward i end (or, undo, live). */
 static void frees(struct placed *pl, uint32_t i, int undo)
 {
-	uint32_t j, it;
+	uint32_t j;
 
-	for (j = pl->free_first[i]; j < pl->free_first[i + 1]; j++) {
-		it = pl->free_items[j];
-		if (undo) {
-			pl->live[it] = 1;
-			pl->live_items[pl->n_live++] = it;
-			occupy(pl, it, 1);
-		} else {
-			live_remove(pl, it);
-		}
-	}
+	for (j = pl->free_first[i]; j < pl->free_first[i + 1]; j++)
+		live_set(pl, pl->free_items[j], undo);
 }
 
 /* Place every forward below W; 1 found, 0 not within the nodes. */
@@ -351,7 +328,6 @@ static int search(struct placed *pl, int order, uint64_t budget)
 	memset(pl->n_pal, 0, pl->M * sizeof(*pl->n_pal));
 	memset(pl->live, 0, pl->F);
 	pl->n_live = 0;
-	pl->n_pos = 0;
 	pl->nodes = 0;
 	for (;;) {
 		struct cand *mine = pl->cands + (uint64_t)i * per;
@@ -389,7 +365,6 @@ static void placed_release(struct placed *pl)
 	free(pl->free_items);
 	free(pl->pred_first);
 	free(pl->pred);
-	free(pl->by_pos);
 	free(pl->barred);
 	free(pl->pos);
 	free(pl->slot);
@@ -773,7 +748,6 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	pl.free_items = calloc(pl.F + 1, sizeof(*pl.free_items));
 	pl.pred_first = calloc(pl.F + 2, sizeof(*pl.pred_first));
 	pl.barred = calloc(pl.F + 1, sizeof(*pl.barred));
-	pl.by_pos = calloc(pl.F + 1, sizeof(*pl.by_pos));
 	pl.pos = calloc(pl.F + 1, sizeof(*pl.pos));
 	pl.slot = calloc(pl.F + 1, sizeof(*pl.slot));
 	pl.live_items = calloc(pl.F + 1, sizeof(*pl.live_items));
@@ -789,7 +763,7 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	pl.made_slot = calloc(pl.F + 1, sizeof(*pl.made_slot));
 	item_of = calloc((uint64_t)M * width + 1, sizeof(*item_of));
 	if (!pl.chunk || !pl.end || !pl.free_first || !pl.free_items ||
-	    !pl.pred_first || !pl.barred || !pl.by_pos || !pl.pos || !pl.slot || !pl.live_items ||
+	    !pl.pred_first || !pl.barred || !pl.pos || !pl.slot || !pl.live_items ||
 	    !pl.live || !pl.n_pal || !pl.pal_pos || !pl.pal_holder ||
 	    !pl.pal_par ||
 	    !pl.cands || !pl.cand_first || !pl.cand_next ||
