@@ -384,9 +384,10 @@ static void placed_release(struct placed *pl)
 
 /*
  * The pairs of items whose backwards follow each other in some order, as
- * lists per item: first[i] .. first[i + 1] in *list (first holds F + 2
- * zeros on entry).  same_chunk: only pairs of one chunk, listed under
- * the earlier backward (slots a holder bars); else every pair, listed
+ * lists per item without repeats (each order adds its own pairs):
+ * first[i] .. first[i + 1] in *list (first holds F + 2 zeros on entry).
+ * same_chunk: only pairs of one chunk, listed under the later backward
+ * (the holders whose slot it may not take); else every pair, listed
  * under both items (the graph the gradient parity colours).
  */
 static int backward_pairs(const struct placed *pl,
@@ -395,23 +396,22 @@ static int backward_pairs(const struct placed *pl,
 			  int same_chunk, uint32_t *first, uint32_t **list)
 {
 	uint32_t F = pl->F, o, c, i, prev, *bw = calloc(pl->M + 1, sizeof(*bw)),
-		 *out = NULL;
+		 *out = NULL, *seen = calloc(F + 1, sizeof(*seen)), kept = 0,
+		 j, from;
 	uint64_t e, n = 0;
 	int fill;
 
 	*list = NULL;
-	if (!bw)
-		return CGS_E_NOMEM;
+	if (!bw || !seen)
+		goto fail;
 	/* count, then fill, each list's start moving to its end */
 	for (fill = 0; fill < 2; fill++) {
 		if (fill) {
 			for (i = 0; i < F; i++)
 				first[i + 1] += first[i];
 			out = malloc((n + 1) * sizeof(*out));
-			if (!out) {
-				free(bw);
-				return CGS_E_NOMEM;
-			}
+			if (!out)
+				goto fail;
 		}
 		for (o = 0; o < rp->n_reachable; o++) {
 			memset(bw, 0, pl->M * sizeof(*bw));
@@ -427,15 +427,15 @@ static int backward_pairs(const struct placed *pl,
 				if (prev != NONE &&
 				    (!same_chunk || pl->chunk[prev] == c)) {
 					if (fill)
-						out[first[prev]++] = i;
+						out[first[i]++] = prev;
 					else
-						first[prev + 1]++;
+						first[i + 1]++;
 					n += !fill;
 					if (!same_chunk) {
 						if (fill)
-							out[first[i]++] = prev;
+							out[first[prev]++] = i;
 						else
-							first[i + 1]++;
+							first[prev + 1]++;
 						n += !fill;
 					}
 				}
@@ -443,12 +443,28 @@ static int backward_pairs(const struct placed *pl,
 			}
 		}
 	}
+	/* first[i] is now list i's end: drop the repeats, moving lists down */
+	for (i = 0, from = 0; i < F; i++) {
+		for (j = from; j < first[i]; j++)
+			if (seen[out[j]] != i + 1) {
+				seen[out[j]] = i + 1;
+				out[kept++] = out[j];
+			}
+		from = first[i];
+		first[i] = kept;
+	}
 	for (i = F; i > 0; i--)
 		first[i] = first[i - 1];
 	first[0] = 0;
 	free(bw);
+	free(seen);
 	*list = out;
 	return 0;
+fail:
+	free(bw);
+	free(seen);
+	free(out);
+	return CGS_E_NOMEM;
 }
 
 /*
@@ -576,14 +592,13 @@ static int index_items(struct placed *pl, const struct cgs_rank_plan *rp,
 		       uint32_t *item_of, uint32_t width)
 {
 	uint32_t L = rp->n_reachable - 1, M = pl->M, c, *fw, *bw, i = 0,
-		 n_free = 0, *succ_first, *succ = NULL, *seen = NULL, h, j, v;
+		 n_free = 0;
 	uint64_t e;
-	int rc = CGS_E_NOMEM, fill;
+	int rc = CGS_E_NOMEM;
 
 	fw = calloc(M, sizeof(*fw));
 	bw = calloc(M, sizeof(*bw));
-	succ_first = calloc(pl->F + 2, sizeof(*succ_first));
-	if (!fw || !bw || !succ_first)
+	if (!fw || !bw)
 		goto out;
 	for (e = rp->order_start[L]; e < rp->order_start[L + 1]; e++) {
 		int32_t id = rp->order_entries[e];
@@ -602,49 +617,11 @@ static int index_items(struct placed *pl, const struct cgs_rank_plan *rp,
 				pl->free_items[n_free++] = it;
 		}
 	}
-	rc = backward_pairs(pl, rp, item_of, width, 1, succ_first, &succ);
-	if (rc)
-		goto out;
-	/*
-	 * turned round and without repeats (each order lists its own pairs):
-	 * pred[pred_first[i] ..] are the holders that may not hand to i
-	 */
-	rc = CGS_E_NOMEM;
-	seen = calloc(pl->F + 1, sizeof(*seen));
-	if (!seen)
-		goto out;
-	for (fill = 0; fill < 2; fill++) {
-		if (fill) {
-			for (i = 0; i < pl->F; i++)
-				pl->pred_first[i + 1] += pl->pred_first[i];
-			pl->pred = malloc(((uint64_t)pl->pred_first[pl->F] + 1) *
-					  sizeof(*pl->pred));
-			if (!pl->pred)
-				goto out;
-			memset(seen, 0, pl->F * sizeof(*seen));
-		}
-		for (h = 0; h < pl->F; h++)
-			for (j = succ_first[h]; j < succ_first[h + 1]; j++) {
-				v = succ[j];
-				if (seen[v] == h + 1)
-					continue;
-				seen[v] = h + 1;
-				if (fill)
-					pl->pred[pl->pred_first[v]++] = h;
-				else
-					pl->pred_first[v + 1]++;
-			}
-	}
-	for (i = pl->F; i > 0; i--)
-		pl->pred_first[i] = pl->pred_first[i - 1];
-	pl->pred_first[0] = 0;
-	rc = 0;
+	rc = backward_pairs(pl, rp, item_of, width, 1, pl->pred_first,
+			    &pl->pred);
 out:
 	free(fw);
 	free(bw);
-	free(succ_first);
-	free(succ);
-	free(seen);
 	return rc;
 }
 
