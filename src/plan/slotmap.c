@@ -35,6 +35,14 @@
  * colouring (never more than the peak in flight, on uniform frames the
  * bound), and as long as every chunk finds such a slot among its ring,
  * group (c, s) coloured by its colour is valid in the union of orders.
+ * The colours say nothing of the gradient frames, which meet when their
+ * backwards are next to each other in some order: the union of those
+ * meetings can need three or more gradient colours where every order
+ * alone needs two.  The parity map is the colours map with each slot
+ * also keeping a parity, taken from the backwards next to its first
+ * microbatch's: a forward prefers, among the slots of the colour it
+ * would take, one whose parity differs from its neighbours', and gives
+ * the colour to an unused slot rather than take one that does not.
  *
  * The search keeps, for every pair of groups, how many orders make them
  * live together, and judges a map by a proxy of the plan: those links
@@ -872,19 +880,32 @@ uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp)
  * lowest colour first; else give an unused slot the lowest free colour;
  * else any safe slot (two microbatches then share a colour, and the
  * colouring takes more than the peak).  S when no slot is safe.
+ *
+ * With `parity` (the parity map), parity[c * S + s] is slot s's
+ * gradient parity (2 while unset), and bit p of `avoid` is set when a
+ * backward next to this microbatch's in the order belongs to a slot of
+ * parity p: their gradient frames meet, and two colours serve every
+ * gradient frame when no two that meet share a parity.  Among the slots
+ * of the lowest free colour, one of a parity not to avoid comes first;
+ * when there is none, an unused slot takes the lowest free colour.
  */
 static uint32_t colour_slot(const struct cgs_rank_plan *rp, uint32_t o,
 			    uint64_t e, uint32_t c, uint32_t S,
 			    uint32_t colours, uint32_t peak,
 			    const uint32_t *holder, uint32_t *colour_of,
-			    const uint32_t *held, uint32_t barred)
+			    const uint32_t *held, uint32_t barred,
+			    const uint8_t *parity, unsigned avoid)
 {
 	uint32_t s, g, best = S, best_g = CGS_PLAN_NEVER, fresh = S,
 		 safe = S;
+	int best_bad = 0;
 
 	if (barred < S && !next_backward_is(rp, o, e + 1, c))
 		barred = S;
 	for (s = 0; s < S; s++) {
+		int bad = parity && parity[c * S + s] < 2 &&
+			  (avoid >> parity[c * S + s] & 1);
+
 		if (holder[c * S + s] != CGS_PLAN_NEVER || s == barred)
 			continue;
 		if (safe == S)
@@ -893,20 +914,86 @@ static uint32_t colour_slot(const struct cgs_rank_plan *rp, uint32_t o,
 		if (g == CGS_PLAN_NEVER) {
 			if (fresh == S)
 				fresh = s;
-		} else if (!held[g] && g < best_g) {
+		} else if (!held[g] &&
+			   (best == S || g < best_g ||
+			    /* the lowest colour, then the parity */
+			    (g == best_g && best_bad && !bad))) {
 			best = s;
 			best_g = g;
+			best_bad = bad;
 		}
 	}
-	if ((best == S || best_g >= peak) && fresh < S) {
+	if ((best == S || best_g >= peak || best_bad) && fresh < S) {
 		for (g = 0; g < colours && held[g]; g++)
 			;
-		if (g < colours && g < best_g) {
+		if (g < colours && (g < best_g || (best_bad && g == best_g))) {
 			colour_of[c * S + fresh] = g;
 			return fresh;
 		}
 	}
 	return best < S ? best : safe;
+}
+
+/*
+ * The backwards of order o in their order (bwd, as c * width + k) and
+ * where each microbatch's backward stands among them (bpos[c * width +
+ * k]), with `count` (M counters) as scratch; returns how many there are.
+ * A microbatch's gradient frame meets those of the backwards next to its
+ * own.
+ */
+static uint32_t list_backwards(const struct cgs_rank_plan *rp, uint32_t o,
+			       uint32_t M, uint64_t width, uint32_t *count,
+			       uint32_t *bwd, uint32_t *bpos)
+{
+	uint64_t e;
+	uint32_t n = 0, c;
+
+	memset(count, 0, M * sizeof(*count));
+	for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
+		int32_t id = rp->order_entries[e];
+
+		if (id >= 0)
+			continue;
+		c = (uint32_t)(-(int64_t)id) - 1;
+		bpos[c * width + count[c]] = n;
+		bwd[n++] = (uint32_t)(c * width + count[c]++);
+	}
+	return n;
+}
+
+/*
+ * Bit p set when a backward next to (c, k)'s among the order's n_bwd
+ * backwards belongs to a microbatch whose slot, already taken in this
+ * order (`rows`: the order's rows of the map, chunk after chunk), has
+ * parity p.
+ */
+static unsigned neighbour_parities(const uint32_t *rows, uint32_t S,
+				   uint64_t width,
+				   const uint32_t *forwards, const uint32_t *bwd,
+				   uint32_t n_bwd, const uint32_t *bpos,
+				   const uint8_t *parity, uint32_t c,
+				   uint32_t k)
+{
+	uint32_t at = bpos[c * width + k], n = 0, i;
+	uint32_t near[2];
+	unsigned avoid = 0;
+
+	if (at > 0)
+		near[n++] = bwd[at - 1];
+	if (at + 1 < n_bwd)
+		near[n++] = bwd[at + 1];
+	for (i = 0; i < n; i++) {
+		uint32_t nc = (uint32_t)(near[i] / width),
+			 nk = (uint32_t)(near[i] % width), ns, p;
+
+		if (nk >= forwards[nc])
+			continue;   /* its forward comes later */
+		ns = rows[(uint64_t)nc * width + nk];
+		p = parity[nc * S + ns];
+		if (p < 2)
+			avoid |= 1u << p;
+	}
+	return avoid;
 }
 
 int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
@@ -919,9 +1006,12 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 		 cells = (uint64_t)rp->n_reachable * M * width, e;
 	uint32_t *out = NULL, *holder = NULL, *forwards = NULL,
 		 *backwards = NULL, *in_flight = NULL, *users = NULL,
-		 *colour_of = NULL, *held = NULL;
+		 *colour_of = NULL, *held = NULL, *bwd = NULL, *bpos = NULL;
+	uint8_t *parity = NULL;
 	uint32_t colours = S * M, peak = 0, oi;
 	int modulo = 1, alike = 1, rc = 0;
+	int by_colour = mode == CGS_SLOT_MAP_COLOURS ||
+			mode == CGS_SLOT_MAP_COLOURS_PARITY;
 
 	*map = NULL;
 	*rows = 0;
@@ -936,21 +1026,33 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 	users = calloc((uint64_t)S + 1, sizeof(*users));
 	colour_of = malloc(((uint64_t)S * M + 1) * sizeof(*colour_of));
 	held = calloc((uint64_t)colours + 1, sizeof(*held));
+	if (mode == CGS_SLOT_MAP_COLOURS_PARITY) {
+		bwd = malloc((M * width + 1) * sizeof(*bwd));
+		bpos = malloc((M * width + 1) * sizeof(*bpos));
+		parity = malloc((uint64_t)S * M + 1);
+	}
 	if (!out || !holder || !forwards || !backwards || !in_flight ||
-	    !users || !colour_of || !held) {
+	    !users || !colour_of || !held ||
+	    (mode == CGS_SLOT_MAP_COLOURS_PARITY &&
+	     (!bwd || !bpos || !parity))) {
 		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
 				   "searching slot maps");
 		goto out;
 	}
 	for (s = 0; s < colours; s++)
 		colour_of[s] = CGS_PLAN_NEVER;
-	if (mode == CGS_SLOT_MAP_COLOURS)
+	if (parity)
+		memset(parity, 2, (uint64_t)S * M);
+	if (by_colour)
 		peak = cgs_slot_map_peak(rp);
 	for (oi = 0; oi < rp->n_reachable; oi++) {
-		uint32_t pending_c = CGS_PLAN_NEVER, pending_s = 0;
+		uint32_t pending_c = CGS_PLAN_NEVER, pending_s = 0, n_bwd = 0;
 
 		/* colours: the longest order first, it sets the chunks' slots */
-		o = mode == CGS_SLOT_MAP_COLOURS ? rp->n_reachable - 1 - oi : oi;
+		o = by_colour ? rp->n_reachable - 1 - oi : oi;
+		if (parity)
+			n_bwd = list_backwards(rp, o, M, width, in_flight,
+					       bwd, bpos);
 		memset(held, 0, colours * sizeof(*held));
 		memset(forwards, 0, M * sizeof(*forwards));
 		memset(backwards, 0, M * sizeof(*backwards));
@@ -967,7 +1069,7 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 			if (id < 0) {
 				k = backwards[c]++;
 				holder[c * S + row[k]] = CGS_PLAN_NEVER;
-				if (mode == CGS_SLOT_MAP_COLOURS)
+				if (by_colour)
 					held[colour_of[c * S + row[k]]]--;
 				else
 					users[row[k]]--;
@@ -977,15 +1079,26 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 				continue;
 			}
 			k = forwards[c]++;
-			if (mode == CGS_SLOT_MAP_COLOURS) {
+			if (by_colour) {
+				unsigned avoid = parity ?
+					neighbour_parities(
+						out + (uint64_t)o * M * width,
+						S, width, forwards, bwd,
+						n_bwd, bpos, parity, c, k) : 0;
+
 				best = colour_slot(rp, o, e, c, S, colours,
 						   peak, holder, colour_of,
 						   held, pending_c == c &&
 						   in_flight[c] == 0 ?
-						   pending_s : S);
+						   pending_s : S, parity,
+						   avoid);
 				if (best == S)
 					goto out;
 				s = best;
+				/* a new slot takes the parity its neighbours
+				 * leave free (1 when both are taken) */
+				if (parity && parity[c * S + s] == 2)
+					parity[c * S + s] = avoid & 1;
 				row[k] = s;
 				if (s >= *used)
 					*used = s + 1;
@@ -1052,5 +1165,8 @@ out:
 	free(users);
 	free(colour_of);
 	free(held);
+	free(bwd);
+	free(bpos);
+	free(parity);
 	return rc;
 }

@@ -183,7 +183,9 @@ uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp);
 enum cgs_slot_map_mode {
 	CGS_SLOT_MAP_OWN,      /* each chunk on its own slots */
 	CGS_SLOT_MAP_SHARED,   /* slots other chunks leave free first */
-	CGS_SLOT_MAP_COLOURS   /* slots stand for colours all chunks share */
+	CGS_SLOT_MAP_COLOURS,  /* slots stand for colours all chunks share */
+	/* the same, slots also keeping a gradient parity (two colours) */
+	CGS_SLOT_MAP_COLOURS_PARITY
 };
 int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 			     uint32_t **map, uint32_t *rows, uint32_t *used,
