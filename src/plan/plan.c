@@ -535,8 +535,8 @@ static void run_placed(struct trial_pool *pool, uint32_t i)
 /*
  * The ring's plan with slot maps (slotmap.c): first the lowest-free maps
  * (slots shared by the chunks, each chunk on its own, then slots that
- * stand for colours the chunks share, and on the rank's smallest ring the
- * same with gradient parities), then, on the rank's smallest ring
+ * stand for colours the chunks share, then the same with gradient
+ * parities), then, on the rank's smallest ring
  * and unless one of them already reached the lower bound, the maps the
  * search proposes.  The fewest bytes win, and a map only when it takes
  * strictly fewer bytes than k mod S: otherwise the plan stays as it was.
@@ -551,6 +551,7 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 	/*
 	 * past the rank's smallest ring, where the ring holds fewer than the
 	 * microbatches in flight, only slots standing for colours have won
+	 * (with or without parities)
 	 */
 	int colours_only = x->slots != t->lowest_ring &&
 			   cgs_slot_map_peak(x->rp) > x->slots;
@@ -559,16 +560,8 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 	for (i = 0; rc == 0 && i < sizeof(modes) / sizeof(*modes); i++) {
 		uint32_t *map;
 
-		if (colours_only && modes[i] != CGS_SLOT_MAP_COLOURS)
-			continue;
-		/*
-		 * the parity map only on the smallest ring: on the family of
-		 * tools/bench it saved bytes there (3 ranks of q03 to the
-		 * bound), where on the longer rings it cost 10% to 46% more
-		 * planning time for at most 0.3% on 5 ranks
-		 */
-		if (modes[i] == CGS_SLOT_MAP_COLOURS_PARITY &&
-		    x->slots != t->lowest_ring)
+		if (colours_only && modes[i] != CGS_SLOT_MAP_COLOURS &&
+		    modes[i] != CGS_SLOT_MAP_COLOURS_PARITY)
 			continue;
 
 		if (t->plan.bytes == t->plan.lower_bound_bytes)

@@ -39,10 +39,11 @@
  * backwards are next to each other in some order: the union of those
  * meetings can need three or more gradient colours where every order
  * alone needs two.  The parity map is the colours map with each slot
- * also keeping a parity, taken from the backwards next to its first
- * microbatch's: a forward prefers, among the slots of the colour it
- * would take, one whose parity differs from its neighbours', and gives
- * the colour to an unused slot rather than take one that does not.
+ * also keeping a parity: within an order, microbatch k of chunk c wants
+ * the parity of its backward's position among the order's backwards
+ * (flipped for the whole order where the slots already set say so), and
+ * a forward prefers, among the slots of the colour it would take, one
+ * of that parity, else gives the colour to an unused slot.
  *
  * The search keeps, for every pair of groups, how many orders make them
  * live together, and judges a map by a proxy of the plan: those links
@@ -882,19 +883,17 @@ uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp)
  * colouring takes more than the peak).  S when no slot is safe.
  *
  * With `parity` (the parity map), parity[c * S + s] is slot s's
- * gradient parity (2 while unset), and bit p of `avoid` is set when a
- * backward next to this microbatch's in the order belongs to a slot of
- * parity p: their gradient frames meet, and two colours serve every
- * gradient frame when no two that meet share a parity.  Among the slots
- * of the lowest free colour, one of a parity not to avoid comes first;
- * when there is none, an unused slot takes the lowest free colour.
+ * gradient parity (2 while unset) and `want` the parity this microbatch
+ * should take (2 for either).  Among the slots of the lowest free colour,
+ * one whose parity is unset or wanted comes first; when there is none,
+ * an unused slot takes the lowest free colour.
  */
 static uint32_t colour_slot(const struct cgs_rank_plan *rp, uint32_t o,
 			    uint64_t e, uint32_t c, uint32_t S,
 			    uint32_t colours, uint32_t peak,
 			    const uint32_t *holder, uint32_t *colour_of,
 			    const uint32_t *held, uint32_t barred,
-			    const uint8_t *parity, unsigned avoid)
+			    const uint8_t *parity, unsigned want)
 {
 	uint32_t s, g, best = S, best_g = CGS_PLAN_NEVER, fresh = S,
 		 safe = S;
@@ -903,8 +902,8 @@ static uint32_t colour_slot(const struct cgs_rank_plan *rp, uint32_t o,
 	if (barred < S && !next_backward_is(rp, o, e + 1, c))
 		barred = S;
 	for (s = 0; s < S; s++) {
-		int bad = parity && parity[c * S + s] < 2 &&
-			  (avoid >> parity[c * S + s] & 1);
+		int bad = parity && parity[c * S + s] < 2 && want < 2 &&
+			  parity[c * S + s] != want;
 
 		if (holder[c * S + s] != CGS_PLAN_NEVER || s == barred)
 			continue;
@@ -935,15 +934,15 @@ static uint32_t colour_slot(const struct cgs_rank_plan *rp, uint32_t o,
 }
 
 /*
- * The backwards of order o in their order (bwd, as c * width + k) and
- * where each microbatch's backward stands among them (bpos[c * width +
- * k]), with `count` (M counters) as scratch; returns how many there are.
- * A microbatch's gradient frame meets those of the backwards next to its
- * own.
+ * Where each microbatch's backward stands among the backwards of order o
+ * (bpos[c * width + k], counted from 0), with `count` (M counters) as
+ * scratch.  The gradient frames of backwards next to each other meet:
+ * within one order, giving each microbatch the parity of that position
+ * lets two gradient colours serve them all.
  */
-static uint32_t list_backwards(const struct cgs_rank_plan *rp, uint32_t o,
-			       uint32_t M, uint64_t width, uint32_t *count,
-			       uint32_t *bwd, uint32_t *bpos)
+static void number_backwards(const struct cgs_rank_plan *rp, uint32_t o,
+			     uint32_t M, uint64_t width, uint32_t *count,
+			     uint32_t *bpos)
 {
 	uint64_t e;
 	uint32_t n = 0, c;
@@ -955,45 +954,8 @@ static uint32_t list_backwards(const struct cgs_rank_plan *rp, uint32_t o,
 		if (id >= 0)
 			continue;
 		c = (uint32_t)(-(int64_t)id) - 1;
-		bpos[c * width + count[c]] = n;
-		bwd[n++] = (uint32_t)(c * width + count[c]++);
+		bpos[c * width + count[c]++] = n++;
 	}
-	return n;
-}
-
-/*
- * Bit p set when a backward next to (c, k)'s among the order's n_bwd
- * backwards belongs to a microbatch whose slot, already taken in this
- * order (`rows`: the order's rows of the map, chunk after chunk), has
- * parity p.
- */
-static unsigned neighbour_parities(const uint32_t *rows, uint32_t S,
-				   uint64_t width,
-				   const uint32_t *forwards, const uint32_t *bwd,
-				   uint32_t n_bwd, const uint32_t *bpos,
-				   const uint8_t *parity, uint32_t c,
-				   uint32_t k)
-{
-	uint32_t at = bpos[c * width + k], n = 0, i;
-	uint32_t near[2];
-	unsigned avoid = 0;
-
-	if (at > 0)
-		near[n++] = bwd[at - 1];
-	if (at + 1 < n_bwd)
-		near[n++] = bwd[at + 1];
-	for (i = 0; i < n; i++) {
-		uint32_t nc = (uint32_t)(near[i] / width),
-			 nk = (uint32_t)(near[i] % width), ns, p;
-
-		if (nk >= forwards[nc])
-			continue;   /* its forward comes later */
-		ns = rows[(uint64_t)nc * width + nk];
-		p = parity[nc * S + ns];
-		if (p < 2)
-			avoid |= 1u << p;
-	}
-	return avoid;
 }
 
 int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
@@ -1006,7 +968,7 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 		 cells = (uint64_t)rp->n_reachable * M * width, e;
 	uint32_t *out = NULL, *holder = NULL, *forwards = NULL,
 		 *backwards = NULL, *in_flight = NULL, *users = NULL,
-		 *colour_of = NULL, *held = NULL, *bwd = NULL, *bpos = NULL;
+		 *colour_of = NULL, *held = NULL, *bpos = NULL;
 	uint8_t *parity = NULL;
 	uint32_t colours = S * M, peak = 0, oi;
 	int modulo = 1, alike = 1, rc = 0;
@@ -1027,14 +989,13 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 	colour_of = malloc(((uint64_t)S * M + 1) * sizeof(*colour_of));
 	held = calloc((uint64_t)colours + 1, sizeof(*held));
 	if (mode == CGS_SLOT_MAP_COLOURS_PARITY) {
-		bwd = malloc((M * width + 1) * sizeof(*bwd));
 		bpos = malloc((M * width + 1) * sizeof(*bpos));
 		parity = malloc((uint64_t)S * M + 1);
 	}
 	if (!out || !holder || !forwards || !backwards || !in_flight ||
 	    !users || !colour_of || !held ||
 	    (mode == CGS_SLOT_MAP_COLOURS_PARITY &&
-	     (!bwd || !bpos || !parity))) {
+	     (!bpos || !parity))) {
 		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
 				   "searching slot maps");
 		goto out;
@@ -1046,13 +1007,18 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 	if (by_colour)
 		peak = cgs_slot_map_peak(rp);
 	for (oi = 0; oi < rp->n_reachable; oi++) {
-		uint32_t pending_c = CGS_PLAN_NEVER, pending_s = 0, n_bwd = 0;
+		uint32_t pending_c = CGS_PLAN_NEVER, pending_s = 0;
+		/*
+		 * the parity map: microbatch (c, k) wants the parity of its
+		 * backward's position, flipped or not for the whole order as
+		 * the first slot it takes that has a parity says (-1 before)
+		 */
+		int flip = -1;
 
 		/* colours: the longest order first, it sets the chunks' slots */
 		o = by_colour ? rp->n_reachable - 1 - oi : oi;
 		if (parity)
-			n_bwd = list_backwards(rp, o, M, width, in_flight,
-					       bwd, bpos);
+			number_backwards(rp, o, M, width, in_flight, bpos);
 		memset(held, 0, colours * sizeof(*held));
 		memset(forwards, 0, M * sizeof(*forwards));
 		memset(backwards, 0, M * sizeof(*backwards));
@@ -1080,25 +1046,24 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 			}
 			k = forwards[c]++;
 			if (by_colour) {
-				unsigned avoid = parity ?
-					neighbour_parities(
-						out + (uint64_t)o * M * width,
-						S, width, forwards, bwd,
-						n_bwd, bpos, parity, c, k) : 0;
+				uint32_t pos = parity ? bpos[c * width + k] : 0;
+				unsigned want = flip < 0 ? 2 :
+						(pos ^ (uint32_t)flip) & 1;
 
 				best = colour_slot(rp, o, e, c, S, colours,
 						   peak, holder, colour_of,
 						   held, pending_c == c &&
 						   in_flight[c] == 0 ?
 						   pending_s : S, parity,
-						   avoid);
+						   want);
 				if (best == S)
 					goto out;
 				s = best;
-				/* a new slot takes the parity its neighbours
-				 * leave free (1 when both are taken) */
 				if (parity && parity[c * S + s] == 2)
-					parity[c * S + s] = avoid & 1;
+					parity[c * S + s] =
+						want < 2 ? want : pos & 1;
+				if (parity && flip < 0)
+					flip = (parity[c * S + s] ^ pos) & 1;
 				row[k] = s;
 				if (s >= *used)
 					*used = s + 1;
@@ -1165,7 +1130,6 @@ out:
 	free(users);
 	free(colour_of);
 	free(held);
-	free(bwd);
 	free(bpos);
 	free(parity);
 	return rc;
