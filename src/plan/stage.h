@@ -172,7 +172,8 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **maps,
  * chunk c that is safe then, order by order: slots past a chunk's usual
  * load are taken only at its peaks.  `mode` says which slot is lowest:
  * slot numbers per chunk, slot numbers other chunks leave free, or
- * colours each slot of each chunk stands for.  Rows per count in *rows
+ * colours each slot of each chunk stands for (with or without a gradient
+ * parity per slot).  Rows per count in *rows
  * (1 when every chunk's rows agree, else the rank's chunks) and the
  * slots it uses in *used (the slots below it); *map NULL when it is
  * k mod S or too large.
