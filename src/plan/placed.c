@@ -562,27 +562,6 @@ out:
 	return rc;
 }
 
-/* Is every order's forward part a prefix of the longest order? */
-static int nested_orders(const struct cgs_rank_plan *rp)
-{
-	uint32_t o, L = rp->n_reachable - 1;
-	uint64_t e, last, n;
-
-	for (o = 0; o < L; o++) {
-		n = rp->order_start[o + 1] - rp->order_start[o];
-		last = 0;
-		for (e = 0; e < n; e++)
-			if (rp->order_entries[rp->order_start[o] + e] > 0)
-				last = e + 1;
-		if (last > rp->order_start[L + 1] - rp->order_start[L] ||
-		    memcmp(rp->order_entries + rp->order_start[o],
-			   rp->order_entries + rp->order_start[L],
-			   last * sizeof(*rp->order_entries)))
-			return 0;
-	}
-	return 1;
-}
-
 /*
  * Items (the longest order's forwards), the backwards before each, and
  * the same-chunk backward pairs that follow each other in some order.
@@ -655,7 +634,7 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	}
 	rc = 0;
 	if (!mixed || grain == 0 || cells > CGS_SLOT_MAP_MAX_CELLS ||
-	    !nested_orders(rp))
+	    !cgs_orders_nested(rp))
 		goto out;
 	for (c = 0; c < M; c++) {
 		if (size[c] == 0 || size[c] / grain > PLACED_MAX_UNITS)

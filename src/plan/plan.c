@@ -581,6 +581,13 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);
 	}
+	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes) {
+		uint32_t *map;
+
+		rc = cgs_slot_map_ahead(x, &map, &map_rows, &used, &t->err);
+		if (rc == 0 && map)
+			rc = try_map(pool, t, map, map_rows, first_fit);
+	}
 	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes)
 		rc = try_placed_map(pool, t, x, first_fit);
 	if (rc || t->plan.bytes == t->plan.lower_bound_bytes)

@@ -854,6 +854,27 @@ static int next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
 	return 0;
 }
 
+/* Is every order's forward part a prefix of the longest order? */
+int cgs_orders_nested(const struct cgs_rank_plan *rp)
+{
+	uint32_t o, L = rp->n_reachable - 1;
+	uint64_t e, last, n;
+
+	for (o = 0; o < L; o++) {
+		n = rp->order_start[o + 1] - rp->order_start[o];
+		last = 0;
+		for (e = 0; e < n; e++)
+			if (rp->order_entries[rp->order_start[o] + e] > 0)
+				last = e + 1;
+		if (last > rp->order_start[L + 1] - rp->order_start[L] ||
+		    memcmp(rp->order_entries + rp->order_start[o],
+			   rp->order_entries + rp->order_start[L],
+			   last * sizeof(*rp->order_entries)))
+			return 0;
+	}
+	return 1;
+}
+
 uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp)
 {
 	uint32_t o, live, peak = 0;

@@ -8,6 +8,8 @@
  *   pack.c      byte offsets and arenas
  *   sequence.c  the lockstep capture sequence
  *   slotmap.c   slot maps per reachable count instead of k mod S
+ *   placed.c    slots laid out at offsets on the longest order
+ *   ahead.c     slots as colours, kept from chunks about to fill the ring
  *   plan.c      the driver: frames, their sizes, one rank after another
  *
  * A "group" is one (chunk, slot): all its layers' saved frames are live
@@ -181,6 +183,12 @@ int cgs_slot_map_search(const struct cgs_rank_work *x, uint32_t **maps,
 #define CGS_SLOT_MAP_MAX_CELLS (1ull << 26)
 /* The most microbatches of all chunks in flight at once, over the orders. */
 uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp);
+/*
+ * Is every order's forward part (up to its last forward) a prefix of the
+ * longest order's?  Then a shorter order only frees after the events it
+ * shares with the longest, and a layout of the longest order serves all.
+ */
+int cgs_orders_nested(const struct cgs_rank_plan *rp);
 enum cgs_slot_map_mode {
 	CGS_SLOT_MAP_OWN,      /* each chunk on its own slots */
 	CGS_SLOT_MAP_SHARED,   /* slots other chunks leave free first */
@@ -207,5 +215,16 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 			uint32_t **map, uint32_t *rows, uint32_t *used,
 			uint64_t **slot_offset, struct cgs_error *err);
+
+/*
+ * ahead.c: where more microbatches are in flight than the ring holds,
+ * slots standing for colours as in the colours map, a forward avoiding
+ * the colours of chunks that fill (or nearly fill) their ring while it
+ * is live; replayed on the longest order, whose rows every shorter
+ * (nested) order takes.  *map NULL when it does not apply or every try
+ * leaves some forward without a slot of a free colour.
+ */
+int cgs_slot_map_ahead(const struct cgs_rank_work *x, uint32_t **map,
+		       uint32_t *rows, uint32_t *used, struct cgs_error *err);
 
 #endif

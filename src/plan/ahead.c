@@ -1,0 +1,317 @@
+/*
+ * The look-ahead map: slots standing for colours, as the colours map
+ * (slotmap.c), chosen with an eye on the chunks that will fill their
+ * ring while the microbatch is live.
+ *
+ * The colours map gives each forward the lowest free colour among its
+ * chunk's slots.  Where a chunk has as many microbatches in flight as
+ * the ring holds (S), it needs every colour its slots stand for at that
+ * instant, and a microbatch of another chunk live then must hold a
+ * colour outside that chunk's set.  Taking the lowest free colour, the
+ * colours map lets such a microbatch sit on one of those colours, and
+ * later the full chunk finds none of its slots free: on the bench's
+ * q10 rank 3 (P 8, M 2, L 32, S 16, 17 microbatches in flight at the
+ * peak) every map so far planned k mod S, 24 colours.  Here a forward
+ * of chunk c whose microbatch will be live while another chunk d has
+ * at least S - t microbatches in flight avoids the colours d's slots
+ * stand for, as long as c has a slot (or an unused slot) of another
+ * free colour; q10 rank 3 then needs 19 colours.  t runs from 0 to 3
+ * (some ranks need the chunks kept apart before they fill the ring) and
+ * the map with the fewest colours is kept.
+ *
+ * The replay runs on the longest order alone: where every order's
+ * forwards are a prefix of the longest order's (the schedule formulas
+ * give this, and the map checks it), a shorter order runs the same
+ * events up to its last forward and then only frees, so its microbatch
+ * k takes the slot the longest order's microbatch k took.  Two
+ * microbatches live together in a shorter order are live together in
+ * the longest one, and two backwards of one chunk next to each other
+ * in its drain are both live at its last forward, so the rows stay
+ * safe.  A forward that finds no slot of a free colour ends the try:
+ * the map must be an interval colouring of the longest order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "plan/stage.h"
+
+/* The largest t tried: chunks within t microbatches of a full ring. */
+#define CGS_AHEAD_MAX_SLACK 3u
+
+struct ahead {
+	const struct cgs_rank_plan *rp;
+	uint32_t S, M, C, L;     /* ring, chunks, colour pool, longest order */
+	uint64_t width, n;       /* microbatches per row, events of order L */
+	uint32_t *load;          /* load[d * (n + 1) + i]: chunk d after event i - 1 */
+	uint32_t *full;          /* prefix counts of events with d nearly full */
+	uint64_t *until;         /* until[c * width + k]: (c, k)'s backward */
+	uint32_t *colour_of, *holder, *held, *in_flight, *fw, *bw, *row;
+	uint8_t *in_set;         /* in_set[d * C + g]: a slot of d stands for g */
+	uint32_t *near;          /* chunks nearly full while a forward's live */
+};
+
+static void ahead_release(struct ahead *a)
+{
+	free(a->load);
+	free(a->full);
+	free(a->until);
+	free(a->colour_of);
+	free(a->holder);
+	free(a->held);
+	free(a->in_flight);
+	free(a->fw);
+	free(a->bw);
+	free(a->row);
+	free(a->in_set);
+	free(a->near);
+}
+
+/* Each chunk's microbatches in flight after every event of order L. */
+static void scan_longest(struct ahead *a)
+{
+	const struct cgs_rank_plan *rp = a->rp;
+	uint64_t i, base = rp->order_start[a->L];
+	uint32_t c, d;
+
+	memset(a->in_flight, 0, a->M * sizeof(*a->in_flight));
+	memset(a->fw, 0, a->M * sizeof(*a->fw));
+	memset(a->bw, 0, a->M * sizeof(*a->bw));
+	for (d = 0; d < a->M; d++)
+		a->load[d * (a->n + 1)] = 0;
+	for (i = 0; i < a->n; i++) {
+		int32_t id = rp->order_entries[base + i];
+
+		c = (uint32_t)(id < 0 ? -(int64_t)id : id) - 1;
+		if (id > 0) {
+			a->fw[c]++;
+			a->in_flight[c]++;
+		} else {
+			a->until[c * a->width + a->bw[c]++] = i;
+			a->in_flight[c]--;
+		}
+		for (d = 0; d < a->M; d++)
+			a->load[d * (a->n + 1) + i + 1] = a->in_flight[d];
+	}
+}
+
+/*
+ * The slot of chunk c for the forward at event i, k its microbatch:
+ * among the safe slots, one whose colour is free and avoided by no
+ * chunk nearly full while (c, k) is live, the lowest colour first; else
+ * an unused slot given the lowest such colour; then the same without
+ * the avoidance.  S when no slot of a free colour is left.
+ */
+static uint32_t pick_slot(struct ahead *a, uint64_t i, uint32_t c,
+			  uint32_t k, uint32_t barred)
+{
+	uint32_t S = a->S, n_near = 0, d, s, g, tier;
+	uint64_t end = a->until[c * a->width + k];
+
+	for (d = 0; d < a->M; d++)
+		if (d != c && a->full[d * (a->n + 1) + end + 1] >
+			      a->full[d * (a->n + 1) + i])
+			a->near[n_near++] = d;
+	for (tier = 0; tier < 2; tier++) {
+		uint32_t best = S, best_g = 0, fresh = S, j;
+
+		for (s = 0; s < S; s++) {
+			if (a->holder[c * S + s] != CGS_PLAN_NEVER ||
+			    s == barred)
+				continue;
+			g = a->colour_of[c * S + s];
+			if (g == CGS_PLAN_NEVER) {
+				if (fresh == S)
+					fresh = s;
+				continue;
+			}
+			if (a->held[g] || (best < S && g >= best_g))
+				continue;
+			for (j = 0; tier == 0 && j < n_near; j++)
+				if (a->in_set[a->near[j] * a->C + g])
+					break;
+			if (tier == 0 && j < n_near)
+				continue;
+			best = s;
+			best_g = g;
+		}
+		if (best < S)
+			return best;
+		if (fresh == S)
+			continue;
+		for (g = 0; g < a->C; g++) {
+			if (a->held[g])
+				continue;
+			for (j = 0; tier == 0 && j < n_near; j++)
+				if (a->in_set[a->near[j] * a->C + g])
+					break;
+			if (tier == 1 || j == n_near)
+				break;
+		}
+		if (g < a->C) {
+			a->colour_of[c * S + fresh] = g;
+			a->in_set[c * a->C + g] = 1;
+			return fresh;
+		}
+	}
+	return S;
+}
+
+/*
+ * Replay order L with slack t into a->row (row[c * width + k]); the
+ * colours it used, or 0 where some forward found no slot of a free
+ * colour.
+ */
+static uint32_t replay(struct ahead *a, uint32_t t)
+{
+	const struct cgs_rank_plan *rp = a->rp;
+	uint64_t i, base = rp->order_start[a->L];
+	uint32_t S = a->S, c, d, k, s, g, colours = 0;
+	uint32_t pending_c = CGS_PLAN_NEVER, pending_s = 0;
+
+	for (d = 0; d < a->M; d++) {
+		uint32_t *load = a->load + d * (a->n + 1);
+		uint32_t *full = a->full + d * (a->n + 1);
+
+		full[0] = 0;
+		for (i = 0; i < a->n; i++)
+			full[i + 1] = full[i] + (load[i + 1] + t >= S);
+	}
+	for (s = 0; s < S * a->M; s++) {
+		a->colour_of[s] = CGS_PLAN_NEVER;
+		a->holder[s] = CGS_PLAN_NEVER;
+	}
+	memset(a->held, 0, a->C * sizeof(*a->held));
+	memset(a->in_set, 0, (uint64_t)a->M * a->C);
+	memset(a->in_flight, 0, a->M * sizeof(*a->in_flight));
+	memset(a->fw, 0, a->M * sizeof(*a->fw));
+	memset(a->bw, 0, a->M * sizeof(*a->bw));
+	for (i = 0; i < a->n; i++) {
+		int32_t id = rp->order_entries[base + i];
+		uint32_t barred = S;
+
+		c = (uint32_t)(id < 0 ? -(int64_t)id : id) - 1;
+		if (id < 0) {
+			k = a->bw[c]++;
+			s = a->row[c * a->width + k];
+			a->holder[c * S + s] = CGS_PLAN_NEVER;
+			a->held[a->colour_of[c * S + s]]--;
+			a->in_flight[c]--;
+			pending_c = c;
+			pending_s = s;
+			continue;
+		}
+		k = a->fw[c]++;
+		/* the gradient frame of c's last backward is still being sent */
+		if (pending_c == c && a->in_flight[c] == 0) {
+			uint64_t j;
+
+			for (j = i + 1; j < a->n; j++)
+				if (rp->order_entries[base + j] < 0)
+					break;
+			if (j < a->n &&
+			    rp->order_entries[base + j] == -(int32_t)(c + 1))
+				barred = pending_s;
+		}
+		s = pick_slot(a, i, c, k, barred);
+		if (s == S)
+			return 0;
+		a->row[c * a->width + k] = s;
+		a->holder[c * S + s] = k;
+		g = a->colour_of[c * S + s];
+		a->held[g]++;
+		a->in_flight[c]++;
+		if (g + 1 > colours)
+			colours = g + 1;
+	}
+	return colours;
+}
+
+int cgs_slot_map_ahead(const struct cgs_rank_work *x, uint32_t **map,
+		       uint32_t *rows, uint32_t *used, struct cgs_error *err)
+{
+	const struct cgs_rank_plan *rp = x->rp;
+	struct ahead a = {.rp = rp, .S = x->slots, .M = x->chunks};
+	uint32_t *best = NULL, best_colours = 0, t, o, c, k, s;
+	uint64_t cells;
+	int rc = 0, modulo = 1, alike = 1;
+
+	*map = NULL;
+	*rows = 0;
+	*used = 0;
+	a.L = rp->n_reachable - 1;
+	a.width = rp->reachable[a.L];
+	a.n = rp->order_start[a.L + 1] - rp->order_start[a.L];
+	a.C = a.S * a.M;
+	cells = (uint64_t)rp->n_reachable * a.M * a.width;
+	if (cells > CGS_SLOT_MAP_MAX_CELLS ||
+	    cgs_slot_map_peak(rp) <= a.S || !cgs_orders_nested(rp))
+		return 0;
+	a.load = malloc((uint64_t)a.M * (a.n + 1) * sizeof(*a.load));
+	a.full = malloc((uint64_t)a.M * (a.n + 1) * sizeof(*a.full));
+	a.until = calloc((uint64_t)a.M * a.width + 1, sizeof(*a.until));
+	a.colour_of = malloc(((uint64_t)a.C + 1) * sizeof(*a.colour_of));
+	a.holder = malloc(((uint64_t)a.C + 1) * sizeof(*a.holder));
+	a.held = calloc((uint64_t)a.C + 1, sizeof(*a.held));
+	a.in_flight = calloc(a.M, sizeof(*a.in_flight));
+	a.fw = calloc(a.M, sizeof(*a.fw));
+	a.bw = calloc(a.M, sizeof(*a.bw));
+	a.row = calloc((uint64_t)a.M * a.width + 1, sizeof(*a.row));
+	a.in_set = calloc((uint64_t)a.M * a.C + 1, 1);
+	a.near = calloc(a.M, sizeof(*a.near));
+	best = calloc((uint64_t)a.M * a.width + 1, sizeof(*best));
+	if (!a.load || !a.full || !a.until || !a.colour_of || !a.holder ||
+	    !a.held || !a.in_flight || !a.fw || !a.bw || !a.row ||
+	    !a.in_set || !a.near || !best) {
+		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
+				   "searching slot maps");
+		goto out;
+	}
+	scan_longest(&a);
+	for (t = 0; t <= CGS_AHEAD_MAX_SLACK && t < a.S; t++) {
+		uint32_t colours = replay(&a, t);
+
+		if (colours && (!best_colours || colours < best_colours)) {
+			best_colours = colours;
+			memcpy(best, a.row, a.M * a.width * sizeof(*best));
+		}
+	}
+	if (!best_colours)
+		goto out;
+	/* a shorter order's microbatch k takes the longest order's slot */
+	*map = calloc(cells + 1, sizeof(**map));
+	if (!*map) {
+		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
+				   "searching slot maps");
+		goto out;
+	}
+	for (o = 0; o < rp->n_reachable; o++)
+		for (c = 0; c < a.M; c++)
+			for (k = 0; k < rp->reachable[o]; k++) {
+				s = best[c * a.width + k];
+				(*map)[((uint64_t)o * a.M + c) * a.width + k] = s;
+				modulo &= s == k % a.S;
+				alike &= s == best[k];
+				if (s + 1 > *used)
+					*used = s + 1;
+			}
+	if (modulo) {
+		free(*map);
+		*map = NULL;
+		*used = 0;
+		goto out;
+	}
+	if (alike) {
+		/* one row per count serves every chunk */
+		for (o = 0; o < rp->n_reachable; o++)
+			memmove(*map + o * a.width,
+				*map + (uint64_t)o * a.M * a.width,
+				a.width * sizeof(**map));
+		*rows = 1;
+	} else {
+		*rows = a.M;
+	}
+out:
+	free(best);
+	ahead_release(&a);
+	return rc;
+}
