@@ -36,7 +36,7 @@
 #include "plan/stage.h"
 
 /* The largest t tried: chunks within t microbatches of a full ring. */
-#define CGS_AHEAD_MAX_SLACK 3u
+#define CGS_AHEAD_MAX_SLACK 8u
 
 struct ahead {
 	const struct cgs_rank_plan *rp;
