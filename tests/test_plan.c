@@ -662,6 +662,43 @@ START_TEST(colour_map_reaches_bound)
 }
 END_TEST
 
+/*
+ * P 8, M 2, 4 layers, L 32: rank 3 has 17 microbatches in flight at its
+ * peak on a ring of 16, and chunk 0 fills the ring while one microbatch
+ * of chunk 1 is live, at two instants of the longest order with
+ * microbatches 8 and 15 of chunk 1 live together between them.  Both
+ * need a colour outside chunk 0's 16, so no map with a colour per slot
+ * reaches 17 colours; 18 is the floor.  Taking the lowest free colour
+ * the maps plan k mod S (24 colours, 1.41 x the bound); keeping chunk
+ * 1's microbatches off the colours of a chunk about to fill its ring
+ * (the look-ahead map) takes 19.
+ */
+START_TEST(ahead_map_keeps_full_chunk_apart)
+{
+	const uint32_t layers[] = {4, 4};
+	struct cgs_schedule *s = make_schedule(8, 2, 8, 32, layers, 256, 2);
+	struct cgs_plan *plain, *p;
+	const struct cgs_rank_plan *rp, *before;
+
+	set_bytes(s, 0, 1024, 1024, 20480, 1024);
+	set_bytes(s, 1, 1792, 1792, 35840, 1792);
+	plain = plan_ok(s);
+	ck_assert_uint_eq(plain->slots, 16);
+	p = plan_with_maps(s, plain);
+	rp = rank_of(p, 3);
+	before = rank_of(plain, 3);
+	/* colours of frames: 4 layers a microbatch */
+	ck_assert_uint_eq(before->saved_stats.colours, 24 * 4);
+	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_le(rp->saved_stats.colours, 19 * 4);
+	/* within 12% of the bound, from 41% */
+	ck_assert_uint_le(rp->bytes * 100, rp->lower_bound_bytes * 112);
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&plain);
+	free_schedule(s);
+}
+END_TEST
+
 /* Give variant v's first layer of every chunk `saved` bytes. */
 static void override_first_layer(struct cgs_schedule *s, uint32_t v,
 				 uint64_t saved)
@@ -1282,6 +1319,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, checker_catches_unsafe_map);
 		tcase_add_test(tc, chunk_map_reaches_bound);
 		tcase_add_test(tc, colour_map_reaches_bound);
+		tcase_add_test(tc, ahead_map_keeps_full_chunk_apart);
 		tcase_add_test(tc, yardstick_of_scaled_variants);
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, tabu_colouring);
