@@ -15,9 +15,9 @@
  * of chunk c whose microbatch will be live while another chunk d has
  * at least S - t microbatches in flight avoids the colours d's slots
  * stand for, as long as c has a slot (or an unused slot) of another
- * free colour; q10 rank 3 then needs 19 colours.  t runs from 0 to 3
- * (some ranks need the chunks kept apart before they fill the ring) and
- * the map with the fewest colours is kept.
+ * free colour; q10 rank 3 then needs 19 colours.  t runs from 0 to
+ * CGS_AHEAD_MAX_SLACK (some ranks need the chunks kept apart before
+ * they fill the ring) and the map with the fewest colours is kept.
  *
  * The replay runs on the longest order alone: where every order's
  * forwards are a prefix of the longest order's (the schedule formulas

@@ -585,7 +585,11 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		uint32_t *map;
 
 		rc = cgs_slot_map_ahead(x, &map, &map_rows, &used, &t->err);
-		if (rc == 0 && map)
+		/* as above: a smaller ring of the search holds the same map */
+		if (rc == 0 && map && used < x->slots &&
+		    used >= t->lowest_ring)
+			free(map);
+		else if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);
 	}
 	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes)
