@@ -37,6 +37,8 @@
 
 /* The largest t tried: chunks within t microbatches of a full ring. */
 #define CGS_AHEAD_MAX_SLACK 8u
+/* The most entries of the holders rule's range-maximum tables (4 bytes). */
+#define CGS_AHEAD_MAX_TOP (1ull << 23)
 
 struct ahead {
 	const struct cgs_rank_plan *rp;
@@ -48,6 +50,15 @@ struct ahead {
 	uint32_t *colour_of, *holder, *held, *in_flight, *fw, *bw, *row;
 	uint8_t *in_set;         /* in_set[d * C + g]: a slot of d stands for g */
 	uint32_t *near;          /* chunks nearly full while a forward's live */
+	/* the holders rule: range maxima of load, and the live ends */
+	int rule;
+	uint32_t t, levels;
+	uint32_t *top;           /* top[(l * M + d) * (n + 1) + i]: max of 2^l */
+	uint64_t *ends;
+	/* the live microbatches by their backwards: chunk, colour, event */
+	uint32_t n_live, *live_c, *live_g;
+	uint64_t *live_end;
+	uint32_t *holders;       /* holders[d]: of them, on colours of d's slots */
 };
 
 static void ahead_release(struct ahead *a)
@@ -64,6 +75,12 @@ static void ahead_release(struct ahead *a)
 	free(a->row);
 	free(a->in_set);
 	free(a->near);
+	free(a->top);
+	free(a->ends);
+	free(a->live_c);
+	free(a->live_g);
+	free(a->live_end);
+	free(a->holders);
 }
 
 /* Each chunk's microbatches in flight after every event of order L. */
@@ -94,6 +111,108 @@ static void scan_longest(struct ahead *a)
 	}
 }
 
+/* The sparse table of each chunk's load: top level l holds maxima of 2^l. */
+static void build_top(struct ahead *a)
+{
+	uint64_t w = a->n + 1, i;
+	uint32_t l, d;
+
+	memcpy(a->top, a->load, a->M * w * sizeof(*a->top));
+	for (l = 1; l < a->levels; l++)
+		for (d = 0; d < a->M; d++) {
+			const uint32_t *lo = a->top + ((uint64_t)(l - 1) * a->M + d) * w;
+			uint32_t *hi = a->top + ((uint64_t)l * a->M + d) * w;
+			uint64_t half = 1ull << (l - 1);
+
+			for (i = 0; i + 2 * half <= w; i++)
+				hi[i] = lo[i] > lo[i + half] ? lo[i] : lo[i + half];
+		}
+}
+
+/* The most microbatches chunk d has in flight after events a..b. */
+static uint32_t load_max(const struct ahead *a, uint32_t d, uint64_t lo,
+			 uint64_t hi)
+{
+	uint64_t w = a->n + 1, len = hi - lo + 1;
+	uint32_t l = 0, x, y;
+
+	while ((2ull << l) <= len)
+		l++;
+	x = a->top[((uint64_t)l * a->M + d) * w + lo + 1];
+	y = a->top[((uint64_t)l * a->M + d) * w + hi + 2 - (1ull << l)];
+	return x > y ? x : y;
+}
+
+/*
+ * The holders rule: would a colour of chunk d's slots, taken by a
+ * microbatch live over events i..end, leave d short?  At each event,
+ * d's load, plus the live microbatches of other chunks that hold colours
+ * of d's slots and are still live, plus this one, plus the slack t,
+ * must stay within the ring.
+ */
+static int d_short(struct ahead *a, uint32_t d, uint64_t i, uint64_t end)
+{
+	uint32_t S = a->S, n_ends = 0, j;
+	uint64_t prev = i;
+
+	/* short nowhere even if every holder stayed to the end */
+	if (load_max(a, d, i, end) + a->holders[d] + 1 + a->t <= S)
+		return 0;
+	for (j = 0; j < a->n_live; j++)
+		if (a->live_c[j] != d && a->in_set[d * a->C + a->live_g[j]])
+			a->ends[n_ends++] = a->live_end[j];
+	for (j = 0; j <= n_ends && prev <= end; j++) {
+		uint64_t x = j < n_ends && a->ends[j] < end ? a->ends[j] : end;
+
+		if (x >= prev && load_max(a, d, prev, x) + (n_ends - j) + 1 +
+				 a->t > S)
+			return 1;
+		prev = x + 1;
+	}
+	return 0;
+}
+
+/* Enter a live microbatch of chunk c, colour g, backward at `end`. */
+static void live_add(struct ahead *a, uint32_t c, uint32_t g, uint64_t end)
+{
+	uint32_t lo = 0, hi = a->n_live, n;
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (a->live_end[mid] < end)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	n = a->n_live - lo;
+	memmove(a->live_c + lo + 1, a->live_c + lo, n * sizeof(*a->live_c));
+	memmove(a->live_g + lo + 1, a->live_g + lo, n * sizeof(*a->live_g));
+	memmove(a->live_end + lo + 1, a->live_end + lo,
+		n * sizeof(*a->live_end));
+	a->live_c[lo] = c;
+	a->live_g[lo] = g;
+	a->live_end[lo] = end;
+	a->n_live++;
+	for (n = 0; n < a->M; n++)
+		a->holders[n] += n != c && a->in_set[n * a->C + g];
+}
+
+/* A backward ends the live microbatch whose backward comes first. */
+static void live_drop(struct ahead *a)
+{
+	uint32_t d;
+
+	for (d = 0; d < a->M; d++)
+		a->holders[d] -= d != a->live_c[0] &&
+				 a->in_set[d * a->C + a->live_g[0]];
+	a->n_live--;
+	memmove(a->live_c, a->live_c + 1, a->n_live * sizeof(*a->live_c));
+	memmove(a->live_g, a->live_g + 1, a->n_live * sizeof(*a->live_g));
+	memmove(a->live_end, a->live_end + 1,
+		a->n_live * sizeof(*a->live_end));
+}
+
 /*
  * The slot of chunk c for the forward at event i, k its microbatch:
  * among the safe slots, one whose colour is free and avoided by no
@@ -108,8 +227,10 @@ static uint32_t pick_slot(struct ahead *a, uint64_t i, uint32_t c,
 	uint64_t end = a->until[c * a->width + k];
 
 	for (d = 0; d < a->M; d++)
-		if (d != c && a->full[d * (a->n + 1) + end + 1] >
-			      a->full[d * (a->n + 1) + i])
+		if (d != c && (a->rule == CGS_AHEAD_HOLDERS ?
+			       d_short(a, d, i, end) :
+			       a->full[d * (a->n + 1) + end + 1] >
+			       a->full[d * (a->n + 1) + i]))
 			a->near[n_near++] = d;
 	for (tier = 0; tier < 2; tier++) {
 		uint32_t best = S, best_g = 0, fresh = S, j;
@@ -168,6 +289,7 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 	uint32_t S = a->S, c, d, k, s, g, colours = 0;
 	uint32_t pending_c = CGS_PLAN_NEVER, pending_s = 0;
 
+	a->t = t;
 	for (d = 0; d < a->M; d++) {
 		uint32_t *load = a->load + d * (a->n + 1);
 		uint32_t *full = a->full + d * (a->n + 1);
@@ -185,6 +307,9 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 	memset(a->in_flight, 0, a->M * sizeof(*a->in_flight));
 	memset(a->fw, 0, a->M * sizeof(*a->fw));
 	memset(a->bw, 0, a->M * sizeof(*a->bw));
+	a->n_live = 0;
+	if (a->holders)
+		memset(a->holders, 0, a->M * sizeof(*a->holders));
 	for (i = 0; i < a->n; i++) {
 		int32_t id = rp->order_entries[base + i];
 		uint32_t barred = S;
@@ -195,6 +320,8 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 			s = a->row[c * a->width + k];
 			a->holder[c * S + s] = CGS_PLAN_NEVER;
 			a->held[a->colour_of[c * S + s]]--;
+			if (a->rule == CGS_AHEAD_HOLDERS)
+				live_drop(a);
 			a->in_flight[c]--;
 			pending_c = c;
 			pending_s = s;
@@ -219,6 +346,8 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 		a->holder[c * S + s] = k;
 		g = a->colour_of[c * S + s];
 		a->held[g]++;
+		if (a->rule == CGS_AHEAD_HOLDERS)
+			live_add(a, c, g, a->until[c * a->width + k]);
 		a->in_flight[c]++;
 		if (g + 1 > colours)
 			colours = g + 1;
@@ -226,11 +355,13 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 	return colours;
 }
 
-int cgs_slot_map_ahead(const struct cgs_rank_work *x, uint32_t **map,
-		       uint32_t *rows, uint32_t *used, struct cgs_error *err)
+int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
+		       uint32_t **map, uint32_t *rows, uint32_t *used,
+		       uint32_t *colours, struct cgs_error *err)
 {
 	const struct cgs_rank_plan *rp = x->rp;
-	struct ahead a = {.rp = rp, .S = x->slots, .M = x->chunks};
+	struct ahead a = {.rp = rp, .S = x->slots, .M = x->chunks,
+			  .rule = rule};
 	uint32_t *best = NULL, best_colours = 0, t, o, c, k, s;
 	uint64_t cells;
 	int rc = 0, modulo = 1, alike = 1;
@@ -238,6 +369,7 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, uint32_t **map,
 	*map = NULL;
 	*rows = 0;
 	*used = 0;
+	*colours = 0;
 	a.L = rp->n_reachable - 1;
 	a.width = rp->reachable[a.L];
 	a.n = rp->order_start[a.L + 1] - rp->order_start[a.L];
@@ -246,6 +378,26 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, uint32_t **map,
 	if (cells > CGS_SLOT_MAP_MAX_CELLS ||
 	    cgs_slot_map_peak(rp) <= a.S || !cgs_orders_nested(rp))
 		return 0;
+	if (rule == CGS_AHEAD_HOLDERS) {
+		for (a.levels = 1; (2ull << (a.levels - 1)) <= a.n + 1;)
+			a.levels++;
+		if ((uint64_t)a.levels * a.M * (a.n + 1) > CGS_AHEAD_MAX_TOP)
+			return 0;
+		a.top = malloc((uint64_t)a.levels * a.M * (a.n + 1) *
+			       sizeof(*a.top));
+		a.ends = malloc(((uint64_t)a.C + 1) * sizeof(*a.ends));
+		a.live_c = malloc(((uint64_t)a.C + 1) * sizeof(*a.live_c));
+		a.live_g = malloc(((uint64_t)a.C + 1) * sizeof(*a.live_g));
+		a.live_end = malloc(((uint64_t)a.C + 1) *
+				    sizeof(*a.live_end));
+		a.holders = calloc(a.M, sizeof(*a.holders));
+		if (!a.top || !a.ends || !a.live_c || !a.live_g ||
+		    !a.live_end || !a.holders) {
+			rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
+					   "searching slot maps");
+			goto out;
+		}
+	}
 	a.load = malloc((uint64_t)a.M * (a.n + 1) * sizeof(*a.load));
 	a.full = malloc((uint64_t)a.M * (a.n + 1) * sizeof(*a.full));
 	a.until = calloc((uint64_t)a.M * a.width + 1, sizeof(*a.until));
@@ -267,11 +419,13 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, uint32_t **map,
 		goto out;
 	}
 	scan_longest(&a);
+	if (rule == CGS_AHEAD_HOLDERS)
+		build_top(&a);
 	for (t = 0; t <= CGS_AHEAD_MAX_SLACK && t < a.S; t++) {
-		uint32_t colours = replay(&a, t);
+		uint32_t got = replay(&a, t);
 
-		if (colours && (!best_colours || colours < best_colours)) {
-			best_colours = colours;
+		if (got && (!best_colours || got < best_colours)) {
+			best_colours = got;
 			memcpy(best, a.row, a.M * a.width * sizeof(*best));
 		}
 	}
@@ -300,6 +454,7 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, uint32_t **map,
 		*used = 0;
 		goto out;
 	}
+	*colours = best_colours;
 	if (alike) {
 		/* one row per count serves every chunk */
 		for (o = 0; o < rp->n_reachable; o++)

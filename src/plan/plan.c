@@ -544,7 +544,8 @@ static void run_placed(struct trial_pool *pool, uint32_t i)
 static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 			 struct cgs_rank_work *x, int first_fit)
 {
-	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], map_rows, used, n = 0, i;
+	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], map_rows, used, n = 0, i,
+		 ahead_colours = 0;
 	static const int modes[] = {CGS_SLOT_MAP_SHARED, CGS_SLOT_MAP_OWN,
 				    CGS_SLOT_MAP_COLOURS,
 				    CGS_SLOT_MAP_COLOURS_PARITY};
@@ -581,16 +582,26 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);
 	}
-	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes) {
-		uint32_t *map;
+	for (i = 0; rc == 0 && i < 2 &&
+		    t->plan.bytes > t->plan.lower_bound_bytes; i++) {
+		uint32_t *map, colours;
 
-		rc = cgs_slot_map_ahead(x, &map, &map_rows, &used, &t->err);
-		/* as above: a smaller ring of the search holds the same map */
-		if (rc == 0 && map && used < x->slots &&
-		    used >= t->lowest_ring)
+		rc = cgs_slot_map_ahead(x, i ? CGS_AHEAD_HOLDERS :
+					CGS_AHEAD_FULL, &map, &map_rows,
+					&used, &colours, &t->err);
+		/*
+		 * as above: a smaller ring of the search holds the same map;
+		 * and the second rule's map only where it takes fewer
+		 * colours than the first's
+		 */
+		if (rc == 0 && map &&
+		    ((used < x->slots && used >= t->lowest_ring) ||
+		     (i && ahead_colours && colours >= ahead_colours)))
 			free(map);
 		else if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);
+		if (!i)
+			ahead_colours = colours;
 	}
 	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes)
 		rc = try_placed_map(pool, t, x, first_fit);

@@ -224,7 +224,14 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
  * (nested) order takes.  *map NULL when it does not apply or every try
  * leaves some forward without a slot of a free colour.
  */
-int cgs_slot_map_ahead(const struct cgs_rank_work *x, uint32_t **map,
-		       uint32_t *rows, uint32_t *used, struct cgs_error *err);
+enum cgs_ahead_rule {
+	CGS_AHEAD_FULL,     /* avoid chunks within t of a full ring */
+	/* avoid chunks whose load, with the live holders of their colours,
+	 * would come within t of the ring */
+	CGS_AHEAD_HOLDERS
+};
+int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
+		       uint32_t **map, uint32_t *rows, uint32_t *used,
+		       uint32_t *colours, struct cgs_error *err);
 
 #endif
