@@ -699,6 +699,35 @@ START_TEST(ahead_map_keeps_full_chunk_apart)
 }
 END_TEST
 
+/*
+ * P 12, M 2, L 96: rank 5 has 25 microbatches in flight at its peak on a
+ * ring of 24.  Avoiding only the colours of a chunk within a few slots
+ * of a full ring, the look-ahead map still leaves chunk 1 on colours
+ * chunk 0 needs as its load climbs, and plans 36 colours like k mod S;
+ * counting the live holders of chunk 0's colours against its load (the
+ * second rule) plans 32.
+ */
+START_TEST(ahead_map_counts_holders)
+{
+	struct cgs_schedule *s = make_schedule(12, 2, 12, 96, NULL, 256, 2);
+	struct cgs_plan *plain, *p;
+	const struct cgs_rank_plan *rp;
+
+	set_bytes(s, 0, 1024, 1024, 20480, 1024);
+	set_bytes(s, 1, 1792, 1792, 35840, 1792);
+	plain = plan_ok(s);
+	ck_assert_uint_eq(plain->slots, 24);
+	ck_assert_uint_eq(rank_of(plain, 5)->saved_stats.colours, 36);
+	p = plan_with_maps(s, plain);
+	rp = rank_of(p, 5);
+	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_le(rp->saved_stats.colours, 32);
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&plain);
+	free_schedule(s);
+}
+END_TEST
+
 /* Give variant v's first layer of every chunk `saved` bytes. */
 static void override_first_layer(struct cgs_schedule *s, uint32_t v,
 				 uint64_t saved)
@@ -1320,6 +1349,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, chunk_map_reaches_bound);
 		tcase_add_test(tc, colour_map_reaches_bound);
 		tcase_add_test(tc, ahead_map_keeps_full_chunk_apart);
+		tcase_add_test(tc, ahead_map_counts_holders);
 		tcase_add_test(tc, yardstick_of_scaled_variants);
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, tabu_colouring);
