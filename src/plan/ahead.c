@@ -19,6 +19,18 @@
  * CGS_AHEAD_MAX_SLACK (some ranks need the chunks kept apart before
  * they fill the ring) and the map with the fewest colours is kept.
  *
+ * That first rule looks at the other chunk's load alone.  Where chunk d
+ * climbs towards a full ring while microbatches of other chunks still
+ * hold colours of its slots, d runs short before it is full: on the
+ * bench's q35 rank 5 (P 12, M 2, a ring of 24, 25 in flight) the first
+ * rule plans 36 colours, as k mod S does.  The second rule counts them:
+ * a forward avoids d's colours where, at some event of its life, d's
+ * load plus the live microbatches of other chunks that hold d's colours
+ * and are still live then, plus this one, plus t, exceeds the ring
+ * (q35 rank 5: 32 colours, 1.283 x the bound from 1.438).  Each rule
+ * gives its map with the fewest colours; the planner plans the second's
+ * only where it takes fewer colours than the first's.
+ *
  * The replay runs on the longest order alone: where every order's
  * forwards are a prefix of the longest order's (the schedule formulas
  * give this, and the map checks it), a shorter order runs the same

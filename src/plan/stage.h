@@ -220,9 +220,11 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
  * ahead.c: where more microbatches are in flight than the ring holds,
  * slots standing for colours as in the colours map, a forward avoiding
  * the colours of chunks that fill (or nearly fill) their ring while it
- * is live; replayed on the longest order, whose rows every shorter
- * (nested) order takes.  *map NULL when it does not apply or every try
- * leaves some forward without a slot of a free colour.
+ * is live (`rule`: by their load alone, or with the live microbatches
+ * holding their colours); replayed on the longest order, whose rows
+ * every shorter (nested) order takes.  *map NULL when it does not apply
+ * or every try leaves some forward without a slot of a free colour;
+ * *colours the colours the map's replay used.
  */
 enum cgs_ahead_rule {
 	CGS_AHEAD_FULL,     /* avoid chunks within t of a full ring */
