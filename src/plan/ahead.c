@@ -56,21 +56,22 @@ struct ahead {
 	const struct cgs_rank_plan *rp;
 	uint32_t S, M, C, L;     /* ring, chunks, colour pool, longest order */
 	uint64_t width, n;       /* microbatches per row, events of order L */
-	uint32_t *load;          /* load[d * (n + 1) + i]: chunk d after event i - 1 */
-	uint32_t *full;          /* prefix counts of events with d nearly full */
+	/* load[d * (n + 1) + i]: chunk d's microbatches after event i - 1 */
+	uint32_t *load;
+	uint32_t *full;          /* prefix counts of events d nearly full */
 	uint64_t *until;         /* until[c * width + k]: (c, k)'s backward */
 	uint32_t *colour_of, *holder, *held, *in_flight, *fw, *bw, *row;
-	uint8_t *in_set;         /* in_set[d * C + g]: a slot of d stands for g */
+	uint8_t *in_set;         /* in_set[d * C + g]: a d slot stands for g */
 	uint32_t *near;          /* chunks nearly full while a forward's live */
 	/* the holders rule: range maxima of load, and the live ends */
 	int rule;
 	uint32_t t, levels;
-	uint32_t *top;           /* top[(l * M + d) * (n + 1) + i]: max of 2^l */
+	uint32_t *top;           /* [(l * M + d) * (n + 1) + i]: max of 2^l */
 	uint64_t *ends;
 	/* the live microbatches by their backwards: chunk, colour, event */
 	uint32_t n_live, *live_c, *live_g;
 	uint64_t *live_end;
-	uint32_t *holders;       /* holders[d]: of them, on colours of d's slots */
+	uint32_t *holders;       /* [d]: of them, on colours of d's slots */
 };
 
 static void ahead_release(struct ahead *a)
@@ -132,16 +133,18 @@ static void build_top(struct ahead *a)
 	memcpy(a->top, a->load, a->M * w * sizeof(*a->top));
 	for (l = 1; l < a->levels; l++)
 		for (d = 0; d < a->M; d++) {
-			const uint32_t *lo = a->top + ((uint64_t)(l - 1) * a->M + d) * w;
+			const uint32_t *lo =
+				a->top + ((uint64_t)(l - 1) * a->M + d) * w;
 			uint32_t *hi = a->top + ((uint64_t)l * a->M + d) * w;
 			uint64_t half = 1ull << (l - 1);
 
 			for (i = 0; i + 2 * half <= w; i++)
-				hi[i] = lo[i] > lo[i + half] ? lo[i] : lo[i + half];
+				hi[i] = lo[i] > lo[i + half] ? lo[i] :
+							       lo[i + half];
 		}
 }
 
-/* The most microbatches chunk d has in flight after events a..b. */
+/* The most microbatches chunk d has in flight after events lo..hi. */
 static uint32_t load_max(const struct ahead *a, uint32_t d, uint64_t lo,
 			 uint64_t hi)
 {
@@ -340,7 +343,7 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 			continue;
 		}
 		k = a->fw[c]++;
-		/* the gradient frame of c's last backward is still being sent */
+		/* the gradient frame of c's last backward is still sent */
 		if (pending_c == c && a->in_flight[c] == 0) {
 			uint64_t j;
 
@@ -454,7 +457,8 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 		for (c = 0; c < a.M; c++)
 			for (k = 0; k < rp->reachable[o]; k++) {
 				s = best[c * a.width + k];
-				(*map)[((uint64_t)o * a.M + c) * a.width + k] = s;
+				(*map)[((uint64_t)o * a.M + c) * a.width +
+				       k] = s;
 				modulo &= s == k % a.S;
 				alike &= s == best[k];
 				if (s + 1 > *used)
