@@ -728,6 +728,32 @@ START_TEST(ahead_map_counts_holders)
 }
 END_TEST
 
+/*
+ * P 6, M 2, G 3, L 48, rank 2: the look-ahead map takes the saved frames
+ * to 11 colours, but its slots' gradient frames meet in odd cycles and
+ * take 4 colours; with slots keeping the parity of their first
+ * microbatch's backward, as the parity map's do, they take 3.
+ */
+START_TEST(ahead_map_keeps_parity)
+{
+	struct cgs_schedule *s = make_schedule(6, 2, 3, 48, NULL, 256, 2);
+	struct cgs_plan *plain, *p;
+	const struct cgs_rank_plan *rp;
+
+	set_bytes(s, 0, 1024, 1024, 20480, 1024);
+	set_bytes(s, 1, 1792, 1792, 35840, 1792);
+	plain = plan_ok(s);
+	p = plan_with_maps(s, plain);
+	rp = rank_of(p, 2);
+	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_le(rp->saved_stats.colours, 11);
+	ck_assert_uint_le(rp->user_grad_stats.colours, 3);
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&plain);
+	free_schedule(s);
+}
+END_TEST
+
 /* Give variant v's first layer of every chunk `saved` bytes. */
 static void override_first_layer(struct cgs_schedule *s, uint32_t v,
 				 uint64_t saved)
@@ -1350,6 +1376,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, colour_map_reaches_bound);
 		tcase_add_test(tc, ahead_map_keeps_full_chunk_apart);
 		tcase_add_test(tc, ahead_map_counts_holders);
+		tcase_add_test(tc, ahead_map_keeps_parity);
 		tcase_add_test(tc, yardstick_of_scaled_variants);
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, tabu_colouring);

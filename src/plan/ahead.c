@@ -31,6 +31,13 @@
  * gives its map with the fewest colours; the planner plans the second's
  * only where it takes fewer colours than the first's.
  *
+ * Neither rule looks at the gradient frames, which meet when their
+ * backwards are next to each other: where the plan so far needs more
+ * than two gradient colours, both rules run again with each slot keeping
+ * the parity of its first microbatch's backward position in the longest
+ * order, as the parity map's slots do (slotmap.c): a forward prefers,
+ * after the avoidance, a slot of its own parity (or none yet).
+ *
  * The replay runs on the longest order alone: where every order's
  * forwards are a prefix of the longest order's (the schedule formulas
  * give this, and the map checks it), a shorter order runs the same
@@ -72,6 +79,8 @@ struct ahead {
 	uint32_t n_live, *live_c, *live_g;
 	uint64_t *live_end;
 	uint32_t *holders;       /* [d]: of them, on colours of d's slots */
+	/* gradient parities: per slot (2 unset), wanted per microbatch */
+	uint8_t *parity, *want;
 };
 
 static void ahead_release(struct ahead *a)
@@ -94,13 +103,15 @@ static void ahead_release(struct ahead *a)
 	free(a->live_g);
 	free(a->live_end);
 	free(a->holders);
+	free(a->parity);
+	free(a->want);
 }
 
 /* Each chunk's microbatches in flight after every event of order L. */
 static void scan_longest(struct ahead *a)
 {
 	const struct cgs_rank_plan *rp = a->rp;
-	uint64_t i, base = rp->order_start[a->L];
+	uint64_t i, base = rp->order_start[a->L], n_bw = 0;
 	uint32_t c, d;
 
 	memset(a->in_flight, 0, a->M * sizeof(*a->in_flight));
@@ -116,6 +127,9 @@ static void scan_longest(struct ahead *a)
 			a->fw[c]++;
 			a->in_flight[c]++;
 		} else {
+			if (a->want)
+				a->want[c * a->width + a->bw[c]] = n_bw & 1;
+			n_bw++;
 			a->until[c * a->width + a->bw[c]++] = i;
 			a->in_flight[c]--;
 		}
@@ -233,7 +247,9 @@ static void live_drop(struct ahead *a)
  * among the safe slots, one whose colour is free and avoided by no
  * chunk nearly full while (c, k) is live, the lowest colour first; else
  * an unused slot given the lowest such colour; then the same without
- * the avoidance.  S when no slot of a free colour is left.
+ * the avoidance.  With parities, four passes: the avoidance and a slot
+ * of the microbatch's parity (or none yet), the avoidance alone, the
+ * parity alone, neither.  S when no slot of a free colour is left.
  */
 static uint32_t pick_slot(struct ahead *a, uint64_t i, uint32_t c,
 			  uint32_t k, uint32_t barred)
@@ -247,8 +263,10 @@ static uint32_t pick_slot(struct ahead *a, uint64_t i, uint32_t c,
 			       a->full[d * (a->n + 1) + end + 1] >
 			       a->full[d * (a->n + 1) + i]))
 			a->near[n_near++] = d;
-	for (tier = 0; tier < 2; tier++) {
+	for (tier = a->want ? 0 : 1; tier < 4; tier += a->want ? 1 : 2) {
 		uint32_t best = S, best_g = 0, fresh = S, j;
+		int avoid = tier < 2, by_parity = !(tier & 1);
+		unsigned want = a->want ? a->want[c * a->width + k] : 2;
 
 		for (s = 0; s < S; s++) {
 			if (a->holder[c * S + s] != CGS_PLAN_NEVER ||
@@ -262,10 +280,13 @@ static uint32_t pick_slot(struct ahead *a, uint64_t i, uint32_t c,
 			}
 			if (a->held[g] || (best < S && g >= best_g))
 				continue;
-			for (j = 0; tier == 0 && j < n_near; j++)
+			if (by_parity && a->parity[c * S + s] != 2 &&
+			    a->parity[c * S + s] != want)
+				continue;
+			for (j = 0; avoid && j < n_near; j++)
 				if (a->in_set[a->near[j] * a->C + g])
 					break;
-			if (tier == 0 && j < n_near)
+			if (avoid && j < n_near)
 				continue;
 			best = s;
 			best_g = g;
@@ -277,10 +298,10 @@ static uint32_t pick_slot(struct ahead *a, uint64_t i, uint32_t c,
 		for (g = 0; g < a->C; g++) {
 			if (a->held[g])
 				continue;
-			for (j = 0; tier == 0 && j < n_near; j++)
+			for (j = 0; avoid && j < n_near; j++)
 				if (a->in_set[a->near[j] * a->C + g])
 					break;
-			if (tier == 1 || j == n_near)
+			if (!avoid || j == n_near)
 				break;
 		}
 		if (g < a->C) {
@@ -323,6 +344,8 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 	memset(a->fw, 0, a->M * sizeof(*a->fw));
 	memset(a->bw, 0, a->M * sizeof(*a->bw));
 	a->n_live = 0;
+	if (a->parity)
+		memset(a->parity, 2, (uint64_t)a->M * S);
 	if (a->holders)
 		memset(a->holders, 0, a->M * sizeof(*a->holders));
 	for (i = 0; i < a->n; i++) {
@@ -359,6 +382,8 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 			return 0;
 		a->row[c * a->width + k] = s;
 		a->holder[c * S + s] = k;
+		if (a->parity && a->parity[c * S + s] == 2)
+			a->parity[c * S + s] = a->want[c * a->width + k];
 		g = a->colour_of[c * S + s];
 		a->held[g]++;
 		if (a->rule == CGS_AHEAD_HOLDERS)
@@ -376,7 +401,7 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 {
 	const struct cgs_rank_plan *rp = x->rp;
 	struct ahead a = {.rp = rp, .S = x->slots, .M = x->chunks,
-			  .rule = rule};
+			  .rule = rule & ~CGS_AHEAD_PARITY};
 	uint32_t *best = NULL, best_colours = 0, t, o, c, k, s;
 	uint64_t cells;
 	int rc = 0, modulo = 1, alike = 1;
@@ -393,7 +418,16 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 	if (cells > CGS_SLOT_MAP_MAX_CELLS ||
 	    cgs_slot_map_peak(rp) <= a.S || !cgs_orders_nested(rp))
 		return 0;
-	if (rule == CGS_AHEAD_HOLDERS) {
+	if (rule & CGS_AHEAD_PARITY) {
+		a.want = malloc((uint64_t)a.M * a.width + 1);
+		a.parity = malloc((uint64_t)a.M * a.S + 1);
+		if (!a.want || !a.parity) {
+			rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
+					   "searching slot maps");
+			goto out;
+		}
+	}
+	if (a.rule == CGS_AHEAD_HOLDERS) {
 		for (a.levels = 1; (2ull << (a.levels - 1)) <= a.n + 1;)
 			a.levels++;
 		if ((uint64_t)a.levels * a.M * (a.n + 1) > CGS_AHEAD_MAX_TOP)
@@ -434,7 +468,7 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 		goto out;
 	}
 	scan_longest(&a);
-	if (rule == CGS_AHEAD_HOLDERS)
+	if (a.rule == CGS_AHEAD_HOLDERS)
 		build_top(&a);
 	for (t = 0; t <= CGS_AHEAD_MAX_SLACK && t < a.S; t++) {
 		uint32_t got = replay(&a, t);

@@ -582,12 +582,17 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);
 	}
-	for (i = 0; rc == 0 && i < 2 &&
+	for (i = 0; rc == 0 && i < 4 &&
 		    t->plan.bytes > t->plan.lower_bound_bytes; i++) {
+		static const int rules[] = {
+			CGS_AHEAD_FULL, CGS_AHEAD_HOLDERS,
+			CGS_AHEAD_FULL | CGS_AHEAD_PARITY,
+			CGS_AHEAD_HOLDERS | CGS_AHEAD_PARITY};
 		uint32_t *map, colours;
 
-		rc = cgs_slot_map_ahead(x, i ? CGS_AHEAD_HOLDERS :
-					CGS_AHEAD_FULL, &map, &map_rows,
+		if (i >= 2 && t->plan.user_grad_stats.colours <= 2)
+			break;
+		rc = cgs_slot_map_ahead(x, rules[i], &map, &map_rows,
 					&used, &colours, &t->err);
 		/*
 		 * as above: a smaller ring of the search holds the same map;
@@ -596,7 +601,7 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		 */
 		if (rc == 0 && map &&
 		    ((used < x->slots && used >= t->lowest_ring) ||
-		     (i && ahead_colours && colours >= ahead_colours)))
+		     (i == 1 && ahead_colours && colours >= ahead_colours)))
 			free(map);
 		else if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);

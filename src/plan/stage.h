@@ -221,7 +221,8 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
  * slots standing for colours as in the colours map, a forward avoiding
  * the colours of chunks that fill (or nearly fill) their ring while it
  * is live (`rule`: by their load alone, or with the live microbatches
- * holding their colours); replayed on the longest order, whose rows
+ * holding their colours; either with slots keeping a gradient parity,
+ * CGS_AHEAD_PARITY); replayed on the longest order, whose rows
  * every shorter (nested) order takes.  *map NULL when it does not apply
  * or every try leaves some forward without a slot of a free colour;
  * *colours the colours the map's replay used.
@@ -230,7 +231,9 @@ enum cgs_ahead_rule {
 	CGS_AHEAD_FULL,     /* avoid chunks within t of a full ring */
 	/* avoid chunks whose load, with the live holders of their colours,
 	 * would come within t of the ring */
-	CGS_AHEAD_HOLDERS
+	CGS_AHEAD_HOLDERS,
+	/* with either: slots keep a gradient parity, as the parity map's */
+	CGS_AHEAD_PARITY = 4
 };
 int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 		       uint32_t **map, uint32_t *rows, uint32_t *used,
