@@ -546,6 +546,7 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 {
 	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], map_rows, used, n = 0, i,
 		 ahead_colours = 0;
+	int rule = CGS_AHEAD_FULL;
 	static const int modes[] = {CGS_SLOT_MAP_SHARED, CGS_SLOT_MAP_OWN,
 				    CGS_SLOT_MAP_COLOURS,
 				    CGS_SLOT_MAP_COLOURS_PARITY};
@@ -582,26 +583,29 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);
 	}
-	for (i = 0; rc == 0 && i < 4 &&
+	/*
+	 * the look-ahead map by the first rule, by the second where it
+	 * takes fewer colours, then, where the plan still needs more than
+	 * two gradient colours, the rule with fewer colours again with slots
+	 * keeping a gradient parity
+	 */
+	for (i = 0; rc == 0 && i < 3 &&
 		    t->plan.bytes > t->plan.lower_bound_bytes; i++) {
-		static const int rules[] = {
-			CGS_AHEAD_FULL, CGS_AHEAD_HOLDERS,
-			CGS_AHEAD_FULL | CGS_AHEAD_PARITY,
-			CGS_AHEAD_HOLDERS | CGS_AHEAD_PARITY};
 		uint32_t *map, colours;
 
-		if (i >= 2 && t->plan.user_grad_stats.colours <= 2)
+		if (i == 2 && t->plan.user_grad_stats.colours <= 2)
 			break;
-		rc = cgs_slot_map_ahead(x, rules[i], &map, &map_rows,
-					&used, &colours, &t->err);
-		/*
-		 * as above: a smaller ring of the search holds the same map;
-		 * and the second rule's map only where it takes fewer
-		 * colours than the first's
-		 */
+		rc = cgs_slot_map_ahead(x, i == 2 ? rule | CGS_AHEAD_PARITY :
+					i ? CGS_AHEAD_HOLDERS : CGS_AHEAD_FULL,
+					&map, &map_rows, &used, &colours,
+					&t->err);
+		if (rc == 0 && i == 1 && colours &&
+		    (!ahead_colours || colours < ahead_colours))
+			rule = CGS_AHEAD_HOLDERS;
+		/* as above: a smaller ring of the search holds the same map */
 		if (rc == 0 && map &&
 		    ((used < x->slots && used >= t->lowest_ring) ||
-		     (i == 1 && ahead_colours && colours >= ahead_colours)))
+		     (i == 1 && rule != CGS_AHEAD_HOLDERS)))
 			free(map);
 		else if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);
