@@ -326,7 +326,8 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 	uint32_t pending_c = CGS_PLAN_NEVER, pending_s = 0;
 
 	a->t = t;
-	for (d = 0; d < a->M; d++) {
+	/* the first rule: prefix counts of the events d is nearly full */
+	for (d = 0; a->rule == CGS_AHEAD_FULL && d < a->M; d++) {
 		uint32_t *load = a->load + d * (a->n + 1);
 		uint32_t *full = a->full + d * (a->n + 1);
 
@@ -367,16 +368,9 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 		}
 		k = a->fw[c]++;
 		/* the gradient frame of c's last backward is still sent */
-		if (pending_c == c && a->in_flight[c] == 0) {
-			uint64_t j;
-
-			for (j = i + 1; j < a->n; j++)
-				if (rp->order_entries[base + j] < 0)
-					break;
-			if (j < a->n &&
-			    rp->order_entries[base + j] == -(int32_t)(c + 1))
-				barred = pending_s;
-		}
+		if (pending_c == c && a->in_flight[c] == 0 &&
+		    cgs_next_backward_is(rp, a->L, base + i + 1, c))
+			barred = pending_s;
 		s = pick_slot(a, i, c, k, barred);
 		if (s == S)
 			return 0;

@@ -838,12 +838,8 @@ out:
 	return 0;
 }
 
-/*
- * Is the next backward event of order o at or after entry e chunk c's?
- * The last backward's gradient frame is live through that event.
- */
-static int next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
-			    uint64_t e, uint32_t c)
+int cgs_next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
+			  uint64_t e, uint32_t c)
 {
 	for (; e < rp->order_start[o + 1]; e++) {
 		int32_t id = rp->order_entries[e];
@@ -920,7 +916,7 @@ static uint32_t colour_slot(const struct cgs_rank_plan *rp, uint32_t o,
 		 safe = S;
 	int best_bad = 0;
 
-	if (barred < S && !next_backward_is(rp, o, e + 1, c))
+	if (barred < S && !cgs_next_backward_is(rp, o, e + 1, c))
 		barred = S;
 	for (s = 0; s < S; s++) {
 		int bad = parity && parity[c * S + s] < 2 && want < 2 &&
@@ -1099,7 +1095,7 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 					continue;
 				if (pending_c == c && pending_s == s &&
 				    in_flight[c] == 0 &&
-				    next_backward_is(rp, o, e + 1, c))
+				    cgs_next_backward_is(rp, o, e + 1, c))
 					continue;
 				if (mode == CGS_SLOT_MAP_OWN) {
 					best = s;

@@ -189,6 +189,12 @@ uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp);
  * shares with the longest, and a layout of the longest order serves all.
  */
 int cgs_orders_nested(const struct cgs_rank_plan *rp);
+/*
+ * Is the next backward event of order o at or after entry e chunk c's?
+ * The last backward's gradient frame is live through that event.
+ */
+int cgs_next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
+			 uint64_t e, uint32_t c);
 enum cgs_slot_map_mode {
 	CGS_SLOT_MAP_OWN,      /* each chunk on its own slots */
 	CGS_SLOT_MAP_SHARED,   /* slots other chunks leave free first */
