@@ -38,6 +38,28 @@
  * order, as the parity map's slots do (slotmap.c): a forward prefers,
  * after the avoidance, a slot of its own parity (or none yet).
  *
+ * The groups rule looks at the loads alone, and applies also where the
+ * ring holds every microbatch in flight.  Chunks whose loads rise and
+ * fall in turn (on the last ranks of a deep pipeline one chunk fills as
+ * another drains) can share colours; chunks that peak together cannot.
+ * Split the chunks into groups, each with a pool of colours of its own,
+ * as many as the group's joint peak: the most microbatches its chunks
+ * have in flight together.  Where that peak is within the ring, no chunk
+ * of the group can need more colours than it has slots, and a forward
+ * taking any free colour of its pool (lowest first) colours the group's
+ * microbatches with the pool alone; the split with the least sum of
+ * pools (dynamic programming over subsets of the chunks) is then a map
+ * with that many colours.  On the bench's q37 rank 4 (P 16, M 4, a ring
+ * of 16, 35 in flight): chunks 1 and 3 share 16 colours, chunk 0 keeps
+ * 12 and chunk 2 keeps 8, 36 colours where every map so far took 40
+ * (1.028 x the bound from 1.142).  A forward whose only free colour is its chunk's
+ * slot just freed, barred by the gradient frame still being sent, takes
+ * a twin slot of that colour; where none is left, or where a group past
+ * the ring leaves a chunk without a slot (the split may allow groups up
+ * to CGS_AHEAD_MAX_SLACK past it), its pool widens by one and the replay
+ * starts again.  Within a group, a forward first avoids the colours of
+ * chunks that fill their ring while it is live, as in the first rule.
+ *
  * The replay runs on the longest order alone: where every order's
  * forwards are a prefix of the longest order's (the schedule formulas
  * give this, and the map checks it), a shorter order runs the same
@@ -58,6 +80,11 @@
 #define CGS_AHEAD_MAX_SLACK 8u
 /* The most entries of the holders rule's range-maximum tables (4 bytes). */
 #define CGS_AHEAD_MAX_TOP (1ull << 23)
+/* The groups rule's subsets: at most 2^12, and 2^28 sums over events. */
+#define CGS_GROUPS_MAX_CHUNKS 12u
+#define CGS_GROUPS_MAX_WORK (1ull << 28)
+/* The most colours a split's pools widen by for barred or short slots. */
+#define CGS_GROUPS_MAX_WIDEN 16u
 
 struct ahead {
 	const struct cgs_rank_plan *rp;
@@ -81,6 +108,13 @@ struct ahead {
 	uint32_t *holders;       /* [d]: of them, on colours of d's slots */
 	/* gradient parities: per slot (2 unset), wanted per microbatch */
 	uint8_t *parity, *want;
+	/* the groups rule: each chunk's group, each group's colour pool */
+	uint32_t *group_of, *pool_lo, *pool_n, n_groups, short_c;
+	uint32_t *peak, *split;  /* [subset]: joint peak; [group]: subset */
+	uint32_t *slot_of;       /* [c * C + g]: c's slot of colour g */
+	uint32_t *owners;        /* [g]: chunks with a slot of colour g */
+	int alone;               /* colours no other chunk has a slot of first */
+	uint64_t *free_bits;     /* colours no live microbatch holds */
 };
 
 static void ahead_release(struct ahead *a)
@@ -105,6 +139,14 @@ static void ahead_release(struct ahead *a)
 	free(a->holders);
 	free(a->parity);
 	free(a->want);
+	free(a->group_of);
+	free(a->peak);
+	free(a->split);
+	free(a->pool_lo);
+	free(a->pool_n);
+	free(a->free_bits);
+	free(a->slot_of);
+	free(a->owners);
 }
 
 /* Each chunk's microbatches in flight after every event of order L. */
@@ -314,6 +356,207 @@ static uint32_t pick_slot(struct ahead *a, uint64_t i, uint32_t c,
 }
 
 /*
+ * The groups rule's joint peaks: for every subset of the chunks, the
+ * most microbatches its chunks have in flight together after a forward
+ * of the longest order.  0 where the chunks are too many for subsets.
+ */
+static int joint_peaks(struct ahead *a)
+{
+	const int32_t *entries = a->rp->order_entries + a->rp->order_start[a->L];
+	uint32_t n_masks = 1u << a->M, mask, c, *sum;
+	uint64_t i;
+
+	if (a->M > CGS_GROUPS_MAX_CHUNKS ||
+	    (uint64_t)n_masks * a->n > CGS_GROUPS_MAX_WORK)
+		return 0;
+	a->peak = calloc(n_masks, sizeof(*a->peak));
+	sum = calloc(n_masks, sizeof(*sum));
+	if (!a->peak || !sum) {
+		free(sum);
+		return -1;
+	}
+	for (i = 0; i < a->n; i++) {
+		if (entries[i] < 0)
+			continue;
+		for (mask = 1; mask < n_masks; mask++) {
+			c = (uint32_t)__builtin_ctz(mask);
+			sum[mask] = sum[mask & (mask - 1)] +
+				    a->load[c * (a->n + 1) + i + 1];
+			if (sum[mask] > a->peak[mask])
+				a->peak[mask] = sum[mask];
+		}
+	}
+	free(sum);
+	return 1;
+}
+
+/*
+ * The groups rule's split: chunks whose loads rise and fall in turn share
+ * a pool of colours as large as their joint peak.  A group whose joint
+ * peak is within the ring cannot make a chunk of it need more colours
+ * than it has slots, so any interval colouring of its microbatches from
+ * the pool is a map; a chunk alone is such a group.  Groups up to `over`
+ * past the ring are allowed too (a chunk of them may run out of slots,
+ * which the replay finds).  The split with the least sum of joint peaks,
+ * by dynamic programming over subsets; 0 where it is the split of a
+ * smaller `over` (a->split holds the last split's subsets), -1 where out
+ * of memory.
+ */
+static int split_groups(struct ahead *a, uint32_t over)
+{
+	uint32_t n_masks = 1u << a->M, mask, sub, low, g, c, lo = 0, n = 0;
+	uint32_t *best = calloc(n_masks, sizeof(*best));
+	uint32_t *pick = calloc(n_masks, sizeof(*pick));
+	int changed = 0;
+
+	if (!best || !pick) {
+		free(best);
+		free(pick);
+		return -1;
+	}
+	for (mask = 1; mask < n_masks; mask++) {
+		low = mask & (~mask + 1);
+		best[mask] = UINT32_MAX;
+		/* every group holding mask's lowest chunk, largest first */
+		for (sub = mask ^ low;; sub = (sub - 1) & (mask ^ low)) {
+			g = sub | low;
+			if ((a->peak[g] <= a->S + over || g == low) &&
+			    a->peak[g] + best[mask ^ g] < best[mask]) {
+				best[mask] = a->peak[g] + best[mask ^ g];
+				pick[mask] = g;
+			}
+			if (!sub)
+				break;
+		}
+	}
+	for (mask = n_masks - 1; mask; mask ^= pick[mask], n++) {
+		g = pick[mask];
+		changed |= n >= a->n_groups || a->split[n] != g;
+		a->split[n] = g;
+		for (c = 0; c < a->M; c++)
+			if (g >> c & 1)
+				a->group_of[c] = n;
+		a->pool_lo[n] = lo;
+		a->pool_n[n] = a->peak[g];
+		lo += a->peak[g];
+	}
+	changed |= n != a->n_groups;
+	a->n_groups = n;
+	free(best);
+	free(pick);
+	return changed && lo <= a->C;
+}
+
+/* Widen the pool of chunk short_c's group by one colour; 0 if none left. */
+static int widen_group(struct ahead *a)
+{
+	uint32_t j, lo = 0;
+
+	a->pool_n[a->group_of[a->short_c]]++;
+	for (j = 0; j < a->n_groups; j++) {
+		a->pool_lo[j] = lo;
+		lo += a->pool_n[j];
+	}
+	return lo <= a->C;
+}
+
+/* The lowest colour in lo..hi - 1 no live microbatch holds; hi if none. */
+static uint32_t next_free(const struct ahead *a, uint32_t lo, uint32_t hi)
+{
+	uint32_t w;
+
+	for (w = lo / 64; (uint64_t)w * 64 < hi; w++) {
+		uint64_t bits = a->free_bits[w];
+
+		if (w == lo / 64)
+			bits &= ~0ull << (lo % 64);
+		if (bits) {
+			uint32_t g = w * 64 + (uint32_t)__builtin_ctzll(bits);
+
+			return g < hi ? g : hi;
+		}
+	}
+	return hi;
+}
+
+/*
+ * The groups rule's slot for a forward of chunk c at event i, k its
+ * microbatch: the lowest free colour of its group's pool, on the slot of
+ * c that stands for it, else on an unused slot; never the barred slot
+ * (another slot of the same colour instead).  Where a group runs past
+ * the ring, a chunk that fills its ring needs every colour its slots
+ * stand for: first a colour no other chunk full while (c, k) is live has
+ * a slot of, then any.  S when none (short_c set).
+ */
+static uint32_t pick_group_slot(struct ahead *a, uint64_t i, uint32_t c,
+				uint32_t k, uint32_t barred)
+{
+	uint32_t S = a->S, grp = a->group_of[c], lo = a->pool_lo[grp];
+	uint32_t hi = lo + a->pool_n[grp], fresh = S, n_near = 0, s, g, d, j;
+	uint32_t tier;
+	uint64_t end = a->until[c * a->width + k];
+
+	for (s = 0; s < S && fresh == S; s++)
+		if (a->colour_of[c * S + s] == CGS_PLAN_NEVER)
+			fresh = s;
+	for (d = 0; d < a->M; d++)
+		if (d != c && a->group_of[d] == grp &&
+		    a->full[d * (a->n + 1) + end + 1] >
+			    a->full[d * (a->n + 1) + i])
+			a->near[n_near++] = d;
+	for (tier = n_near ? 0 : 2; tier < 4; tier += a->alone ? 1 : 2) {
+		int avoid = tier < 2, alone = a->alone && !(tier & 1);
+
+		/* a free colour c has a slot for, then one it has none for */
+		for (g = next_free(a, lo, hi); g < hi;
+		     g = next_free(a, g + 1, hi)) {
+			s = a->slot_of[(uint64_t)c * a->C + g];
+			if (s == CGS_PLAN_NEVER || s == barred ||
+			    (alone && a->owners[g] > 1))
+				continue;
+			for (j = 0; avoid && j < n_near; j++)
+				if (a->in_set[(uint64_t)a->near[j] * a->C + g])
+					break;
+			if (!avoid || j == n_near)
+				return s;
+		}
+		for (g = next_free(a, lo, hi); fresh < S && g < hi;
+		     g = next_free(a, g + 1, hi)) {
+			if (a->slot_of[(uint64_t)c * a->C + g] != CGS_PLAN_NEVER ||
+			    (alone && a->owners[g]))
+				continue;
+			for (j = 0; avoid && j < n_near; j++)
+				if (a->in_set[(uint64_t)a->near[j] * a->C + g])
+					break;
+			if (avoid && j < n_near)
+				continue;
+			a->colour_of[c * S + fresh] = g;
+			a->slot_of[(uint64_t)c * a->C + g] = fresh;
+			a->in_set[(uint64_t)c * a->C + g] = 1;
+			a->owners[g]++;
+			return fresh;
+		}
+	}
+	/*
+	 * only the barred slot's colour is free: take it on a twin slot,
+	 * whose saved frames meet the barred slot's nowhere and whose
+	 * gradient frame is apart
+	 */
+	g = barred < S ? a->colour_of[c * S + barred] : CGS_PLAN_NEVER;
+	if (g != CGS_PLAN_NEVER && g >= lo && g < hi && !a->held[g]) {
+		for (s = 0; s < S; s++)
+			if (s != barred && a->colour_of[c * S + s] == g)
+				return s;
+		if (fresh < S) {
+			a->colour_of[c * S + fresh] = g;
+			return fresh;
+		}
+	}
+	a->short_c = c;
+	return S;
+}
+
+/*
  * Replay order L with slack t into a->row (row[c * width + k]); the
  * colours it used, or 0 where some forward found no slot of a free
  * colour.
@@ -327,7 +570,7 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 
 	a->t = t;
 	/* the first rule: prefix counts of the events d is nearly full */
-	for (d = 0; a->rule == CGS_AHEAD_FULL && d < a->M; d++) {
+	for (d = 0; a->rule != CGS_AHEAD_HOLDERS && d < a->M; d++) {
 		uint32_t *load = a->load + d * (a->n + 1);
 		uint32_t *full = a->full + d * (a->n + 1);
 
@@ -341,6 +584,14 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 	}
 	memset(a->held, 0, a->C * sizeof(*a->held));
 	memset(a->in_set, 0, (uint64_t)a->M * a->C);
+	if (a->free_bits) {
+		uint64_t j;
+
+		memset(a->free_bits, 0xff, ((a->C + 63) / 64) * 8ull);
+		memset(a->owners, 0, a->C * sizeof(*a->owners));
+		for (j = 0; j < (uint64_t)a->M * a->C; j++)
+			a->slot_of[j] = CGS_PLAN_NEVER;
+	}
 	memset(a->in_flight, 0, a->M * sizeof(*a->in_flight));
 	memset(a->fw, 0, a->M * sizeof(*a->fw));
 	memset(a->bw, 0, a->M * sizeof(*a->bw));
@@ -358,7 +609,9 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 			k = a->bw[c]++;
 			s = a->row[c * a->width + k];
 			a->holder[c * S + s] = CGS_PLAN_NEVER;
-			a->held[a->colour_of[c * S + s]]--;
+			g = a->colour_of[c * S + s];
+			if (!--a->held[g] && a->free_bits)
+				a->free_bits[g / 64] |= 1ull << (g % 64);
 			if (a->rule == CGS_AHEAD_HOLDERS)
 				live_drop(a);
 			a->in_flight[c]--;
@@ -371,7 +624,9 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 		if (pending_c == c && a->in_flight[c] == 0 &&
 		    cgs_next_backward_is(rp, a->L, base + i + 1, c))
 			barred = pending_s;
-		s = pick_slot(a, i, c, k, barred);
+		s = a->rule == CGS_AHEAD_GROUPS ?
+			    pick_group_slot(a, i, c, k, barred) :
+			    pick_slot(a, i, c, k, barred);
 		if (s == S)
 			return 0;
 		a->row[c * a->width + k] = s;
@@ -380,6 +635,8 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 			a->parity[c * S + s] = a->want[c * a->width + k];
 		g = a->colour_of[c * S + s];
 		a->held[g]++;
+		if (a->free_bits)
+			a->free_bits[g / 64] &= ~(1ull << (g % 64));
 		if (a->rule == CGS_AHEAD_HOLDERS)
 			live_add(a, c, g, a->until[c * a->width + k]);
 		a->in_flight[c]++;
@@ -387,6 +644,56 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 			colours = g + 1;
 	}
 	return colours;
+}
+
+/*
+ * The groups rule: splits that let groups go further past the ring, 0 to
+ * CGS_AHEAD_MAX_SLACK, each replayed with and without taking first the
+ * colours no other chunk has a slot of (neither wins everywhere), the
+ * pool of a chunk that found no slot widened by one (up to
+ * CGS_GROUPS_MAX_WIDEN times) until every forward finds one, while the
+ * pools take fewer colours than the best so far; the fewest colours and
+ * their rows in best.  Nonzero when out of memory.
+ */
+static int groups_search(struct ahead *a, uint32_t *best,
+			 uint32_t *best_colours)
+{
+	uint32_t over, j, sum, widened;
+	int rc = joint_peaks(a);
+
+	if (rc <= 0)
+		return rc < 0;
+	for (over = 0; over <= CGS_AHEAD_MAX_SLACK; over++) {
+		rc = split_groups(a, over);
+		if (rc < 0)
+			return 1;
+		if (!rc)
+			continue;
+		for (a->alone = 0; a->alone < 2; a->alone++) {
+			for (sum = 0, j = 0; j < a->n_groups; j++) {
+				a->pool_n[j] = a->peak[a->split[j]];
+				a->pool_lo[j] = sum;
+				sum += a->pool_n[j];
+			}
+			/* widen until the pools reach the fewest colours yet */
+			for (widened = 0; widened <= CGS_GROUPS_MAX_WIDEN &&
+					  (!*best_colours || sum < *best_colours);
+			     widened++) {
+				uint32_t got = replay(a, 0);
+
+				if (got && (!*best_colours ||
+					    got < *best_colours)) {
+					*best_colours = got;
+					memcpy(best, a->row,
+					       a->M * a->width * sizeof(*best));
+				}
+				if (got || !widen_group(a))
+					break;
+				sum++;
+			}
+		}
+	}
+	return 0;
 }
 
 int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
@@ -410,7 +717,8 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 	a.C = a.S * a.M;
 	cells = (uint64_t)rp->n_reachable * a.M * a.width;
 	if (cells > CGS_SLOT_MAP_MAX_CELLS ||
-	    cgs_slot_map_peak(rp) <= a.S || !cgs_orders_nested(rp))
+	    (a.rule != CGS_AHEAD_GROUPS && cgs_slot_map_peak(rp) <= a.S) ||
+	    !cgs_orders_nested(rp))
 		return 0;
 	if (rule & CGS_AHEAD_PARITY) {
 		a.want = malloc((uint64_t)a.M * a.width + 1);
@@ -461,10 +769,33 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 				   "searching slot maps");
 		goto out;
 	}
+	if (a.rule == CGS_AHEAD_GROUPS) {
+		a.group_of = calloc(a.M, sizeof(*a.group_of));
+		a.pool_lo = calloc(a.M, sizeof(*a.pool_lo));
+		a.pool_n = calloc(a.M, sizeof(*a.pool_n));
+		a.free_bits = calloc((a.C + 63) / 64 + 1, sizeof(*a.free_bits));
+		a.slot_of = malloc(((uint64_t)a.M * a.C + 1) * sizeof(*a.slot_of));
+		a.split = calloc(a.M, sizeof(*a.split));
+		a.owners = calloc((uint64_t)a.C + 1, sizeof(*a.owners));
+		if (!a.group_of || !a.pool_lo || !a.pool_n || !a.free_bits ||
+		    !a.slot_of || !a.split || !a.owners) {
+			rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
+					   "searching slot maps");
+			goto out;
+		}
+	}
 	scan_longest(&a);
 	if (a.rule == CGS_AHEAD_HOLDERS)
 		build_top(&a);
-	for (t = 0; t <= CGS_AHEAD_MAX_SLACK && t < a.S; t++) {
+	if (a.rule == CGS_AHEAD_GROUPS) {
+		if (groups_search(&a, best, &best_colours)) {
+			rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
+					   "searching slot maps");
+			goto out;
+		}
+	}
+	for (t = 0; a.rule != CGS_AHEAD_GROUPS && t <= CGS_AHEAD_MAX_SLACK &&
+		    t < a.S; t++) {
 		uint32_t got = replay(&a, t);
 
 		if (got && (!best_colours || got < best_colours)) {

@@ -583,6 +583,18 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);
 	}
+	/* the groups map: chunks that take turns share a pool of colours */
+	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes) {
+		uint32_t *map, colours;
+
+		rc = cgs_slot_map_ahead(x, CGS_AHEAD_GROUPS, &map, &map_rows,
+					&used, &colours, &t->err);
+		/* as below: a smaller ring of the search holds the same map */
+		if (rc == 0 && map && used < x->slots && used >= t->lowest_ring)
+			free(map);
+		else if (rc == 0 && map)
+			rc = try_map(pool, t, map, map_rows, first_fit);
+	}
 	/*
 	 * the look-ahead map by the first rule, by the second where it
 	 * takes fewer colours, then, where the plan still needs more than

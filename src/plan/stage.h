@@ -238,6 +238,10 @@ enum cgs_ahead_rule {
 	/* avoid chunks whose load, with the live holders of their colours,
 	 * would come within t of the ring */
 	CGS_AHEAD_HOLDERS,
+	/* chunks split into groups, each group's colours a pool of its own
+	 * as large as the group's joint peak (no look-ahead; also where the
+	 * ring holds every microbatch in flight) */
+	CGS_AHEAD_GROUPS,
 	/* with either: slots keep a gradient parity, as the parity map's */
 	CGS_AHEAD_PARITY = 4
 };
