@@ -111,8 +111,11 @@ struct ahead {
 	/* the groups rule: each chunk's group, each group's colour pool */
 	uint32_t *group_of, *pool_lo, *pool_n, n_groups, short_c;
 	uint32_t *peak, *split;  /* [subset]: joint peak; [group]: subset */
-	uint32_t *slot_of;       /* [c * C + g]: c's slot of colour g */
+	/* [(p * M + c) * C + g]: c's first slot of colour g and parity p */
+	uint32_t *slot_of;
 	uint32_t *owners;        /* [g]: chunks with a slot of colour g */
+	uint32_t *n_slots;       /* [c]: slots given a colour, the lowest */
+	uint32_t *distinct;      /* [c]: colours c's slots stand for */
 	int alone;               /* colours no other chunk has a slot of first */
 	uint64_t *free_bits;     /* colours no live microbatch holds */
 };
@@ -147,6 +150,8 @@ static void ahead_release(struct ahead *a)
 	free(a->free_bits);
 	free(a->slot_of);
 	free(a->owners);
+	free(a->n_slots);
+	free(a->distinct);
 }
 
 /* Each chunk's microbatches in flight after every event of order L. */
@@ -479,63 +484,93 @@ static uint32_t next_free(const struct ahead *a, uint32_t lo, uint32_t hi)
 	return hi;
 }
 
+/* Does one of the n_near chunks in a->near have a slot of colour g? */
+static int near_holds(const struct ahead *a, uint32_t n_near, uint32_t g)
+{
+	uint32_t j;
+
+	for (j = 0; j < n_near; j++)
+		if (a->in_set[(uint64_t)a->near[j] * a->C + g])
+			return 1;
+	return 0;
+}
+
+/* Give chunk c's next unused slot colour g and gradient parity p. */
+static uint32_t new_slot(struct ahead *a, uint32_t c, uint32_t g, unsigned p)
+{
+	uint32_t s = a->n_slots[c]++;
+	uint32_t *of = &a->slot_of[((uint64_t)p * a->M + c) * a->C + g];
+
+	a->colour_of[c * a->S + s] = g;
+	if (*of == CGS_PLAN_NEVER)
+		*of = s;
+	if (!a->in_set[(uint64_t)c * a->C + g]) {
+		a->in_set[(uint64_t)c * a->C + g] = 1;
+		a->owners[g]++;
+		a->distinct[c]++;
+	}
+	if (a->parity)
+		a->parity[c * a->S + s] = (uint8_t)p;
+	return s;
+}
+
 /*
  * The groups rule's slot for a forward of chunk c at event i, k its
- * microbatch: the lowest free colour of its group's pool, on the slot of
- * c that stands for it, else on an unused slot; never the barred slot
- * (another slot of the same colour instead).  Where a group runs past
- * the ring, a chunk that fills its ring needs every colour its slots
- * stand for: first a colour no other chunk full while (c, k) is live has
- * a slot of, then any.  S when none (short_c set).
+ * microbatch: a free colour of its group's pool, the lowest first, on a
+ * slot of c that stands for it, else on an unused slot; never the barred
+ * slot (another slot of the same colour instead).  Tiers, each before
+ * the next: where a group runs past the ring, a chunk that fills its
+ * ring needs every colour its slots stand for, so first a colour no
+ * other chunk full while (c, k) is live has a slot of; with a->alone,
+ * first a colour no other chunk has a slot of; with parities, first a
+ * slot of the microbatch's gradient parity (a second slot of the colour
+ * for it while c has slots to spare beyond one per colour of its pool).
+ * S when none (short_c set).
  */
 static uint32_t pick_group_slot(struct ahead *a, uint64_t i, uint32_t c,
 				uint32_t k, uint32_t barred)
 {
 	uint32_t S = a->S, grp = a->group_of[c], lo = a->pool_lo[grp];
-	uint32_t hi = lo + a->pool_n[grp], fresh = S, n_near = 0, s, g, d, j;
-	uint32_t tier;
-	uint64_t end = a->until[c * a->width + k];
+	uint32_t hi = lo + a->pool_n[grp], n_near = 0, s, g, d, tier, pass;
+	uint64_t end = a->until[c * a->width + k], row = (uint64_t)c * a->C;
+	unsigned want = a->want ? a->want[c * a->width + k] : 0;
+	int fresh = a->n_slots[c] < S;
+	int spare = a->n_slots[c] + a->pool_n[grp] < S + a->distinct[c];
+	uint32_t *mine = a->slot_of + ((uint64_t)want * a->M + c) * a->C;
+	uint32_t *other = a->slot_of + ((uint64_t)!want * a->M + c) * a->C;
 
-	for (s = 0; s < S && fresh == S; s++)
-		if (a->colour_of[c * S + s] == CGS_PLAN_NEVER)
-			fresh = s;
 	for (d = 0; d < a->M; d++)
 		if (d != c && a->group_of[d] == grp &&
 		    a->full[d * (a->n + 1) + end + 1] >
 			    a->full[d * (a->n + 1) + i])
 			a->near[n_near++] = d;
-	for (tier = n_near ? 0 : 2; tier < 4; tier += a->alone ? 1 : 2) {
-		int avoid = tier < 2, alone = a->alone && !(tier & 1);
+	for (tier = 0; tier < 8; tier++) {
+		int avoid = !(tier & 4), alone = !(tier & 2),
+		    strict = !(tier & 1);
 
-		/* a free colour c has a slot for, then one it has none for */
-		for (g = next_free(a, lo, hi); g < hi;
-		     g = next_free(a, g + 1, hi)) {
-			s = a->slot_of[(uint64_t)c * a->C + g];
-			if (s == CGS_PLAN_NEVER || s == barred ||
-			    (alone && a->owners[g] > 1))
-				continue;
-			for (j = 0; avoid && j < n_near; j++)
-				if (a->in_set[(uint64_t)a->near[j] * a->C + g])
-					break;
-			if (!avoid || j == n_near)
-				return s;
-		}
-		for (g = next_free(a, lo, hi); fresh < S && g < hi;
-		     g = next_free(a, g + 1, hi)) {
-			if (a->slot_of[(uint64_t)c * a->C + g] != CGS_PLAN_NEVER ||
-			    (alone && a->owners[g]))
-				continue;
-			for (j = 0; avoid && j < n_near; j++)
-				if (a->in_set[(uint64_t)a->near[j] * a->C + g])
-					break;
-			if (avoid && j < n_near)
-				continue;
-			a->colour_of[c * S + fresh] = g;
-			a->slot_of[(uint64_t)c * a->C + g] = fresh;
-			a->in_set[(uint64_t)c * a->C + g] = 1;
-			a->owners[g]++;
-			return fresh;
-		}
+		if ((avoid && !n_near) || (alone && !a->alone) ||
+		    (strict && !a->want))
+			continue;
+		/* a colour c has a slot for, then a new one (or a twin) */
+		for (pass = 0; pass < 2; pass++)
+			for (g = next_free(a, lo, hi); g < hi;
+			     g = next_free(a, g + 1, hi)) {
+				int own = a->in_set[row + g];
+
+				if ((alone && a->owners[g] > (uint32_t)own) ||
+				    (avoid && near_holds(a, n_near, g)))
+					continue;
+				if (pass == 0 && own && mine[g] != CGS_PLAN_NEVER &&
+				    mine[g] != barred)
+					return mine[g];
+				if (pass == 0 && own && !strict && a->want &&
+				    other[g] != CGS_PLAN_NEVER &&
+				    other[g] != barred)
+					return other[g];
+				if (pass == 1 && fresh &&
+				    (!own || (strict && spare)))
+					return new_slot(a, c, g, want);
+			}
 	}
 	/*
 	 * only the barred slot's colour is free: take it on a twin slot,
@@ -547,10 +582,8 @@ static uint32_t pick_group_slot(struct ahead *a, uint64_t i, uint32_t c,
 		for (s = 0; s < S; s++)
 			if (s != barred && a->colour_of[c * S + s] == g)
 				return s;
-		if (fresh < S) {
-			a->colour_of[c * S + fresh] = g;
-			return fresh;
-		}
+		if (fresh)
+			return new_slot(a, c, g, want);
 	}
 	a->short_c = c;
 	return S;
@@ -589,8 +622,10 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 
 		memset(a->free_bits, 0xff, ((a->C + 63) / 64) * 8ull);
 		memset(a->owners, 0, a->C * sizeof(*a->owners));
-		for (j = 0; j < (uint64_t)a->M * a->C; j++)
+		for (j = 0; j < 2ull * a->M * a->C; j++)
 			a->slot_of[j] = CGS_PLAN_NEVER;
+		memset(a->n_slots, 0, a->M * sizeof(*a->n_slots));
+		memset(a->distinct, 0, a->M * sizeof(*a->distinct));
 	}
 	memset(a->in_flight, 0, a->M * sizeof(*a->in_flight));
 	memset(a->fw, 0, a->M * sizeof(*a->fw));
@@ -774,11 +809,14 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 		a.pool_lo = calloc(a.M, sizeof(*a.pool_lo));
 		a.pool_n = calloc(a.M, sizeof(*a.pool_n));
 		a.free_bits = calloc((a.C + 63) / 64 + 1, sizeof(*a.free_bits));
-		a.slot_of = malloc(((uint64_t)a.M * a.C + 1) * sizeof(*a.slot_of));
+		a.slot_of = malloc((2ull * a.M * a.C + 1) * sizeof(*a.slot_of));
+		a.n_slots = calloc(a.M, sizeof(*a.n_slots));
+		a.distinct = calloc(a.M, sizeof(*a.distinct));
 		a.split = calloc(a.M, sizeof(*a.split));
 		a.owners = calloc((uint64_t)a.C + 1, sizeof(*a.owners));
 		if (!a.group_of || !a.pool_lo || !a.pool_n || !a.free_bits ||
-		    !a.slot_of || !a.split || !a.owners) {
+		    !a.slot_of || !a.split || !a.owners || !a.n_slots ||
+		    !a.distinct) {
 			rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
 					   "searching slot maps");
 			goto out;

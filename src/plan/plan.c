@@ -583,12 +583,22 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		if (rc == 0 && map)
 			rc = try_map(pool, t, map, map_rows, first_fit);
 	}
-	/* the groups map: chunks that take turns share a pool of colours */
-	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes) {
+	/*
+	 * the groups map: chunks that take turns share a pool of colours;
+	 * again with gradient parities where the plan needs more than two
+	 * gradient colours
+	 */
+	for (i = 0; rc == 0 && i < 2 &&
+		    t->plan.bytes > t->plan.lower_bound_bytes; i++) {
 		uint32_t *map, colours;
 
-		rc = cgs_slot_map_ahead(x, CGS_AHEAD_GROUPS, &map, &map_rows,
-					&used, &colours, &t->err);
+		if (i == 1 && t->plan.user_grad_stats.colours <= 2)
+			break;
+		rc = cgs_slot_map_ahead(x, i ? CGS_AHEAD_GROUPS |
+						       CGS_AHEAD_PARITY :
+					       CGS_AHEAD_GROUPS,
+					&map, &map_rows, &used, &colours,
+					&t->err);
 		/* as below: a smaller ring of the search holds the same map */
 		if (rc == 0 && map && used < x->slots && used >= t->lowest_ring)
 			free(map);
