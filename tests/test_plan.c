@@ -754,6 +754,84 @@ START_TEST(ahead_map_keeps_parity)
 }
 END_TEST
 
+/*
+ * P 4, M 8, G 3, L 12, rank 0: 28 microbatches in flight at the peak on
+ * a ring of 7.  Every map before the groups rule plans 33 colours; split
+ * into groups of chunks that take turns, each with a pool of colours as
+ * large as its joint peak, rank 0 takes 31.
+ */
+START_TEST(groups_map_shares_pools)
+{
+	struct cgs_schedule *s = make_schedule(4, 8, 3, 12, NULL, 256, 2);
+	struct cgs_plan *plain, *p;
+	const struct cgs_rank_plan *rp;
+
+	set_bytes(s, 0, 1024, 1024, 20480, 1024);
+	set_bytes(s, 1, 1792, 1792, 35840, 1792);
+	plain = plan_ok(s);
+	ck_assert_uint_eq(plain->slots, 7);
+	p = plan_with_maps(s, plain);
+	rp = rank_of(p, 0);
+	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_le(rp->saved_stats.colours, 31);
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&plain);
+	free_schedule(s);
+}
+END_TEST
+
+/*
+ * P 6, M 4, G 3, L 24, rank 5: the groups map takes the saved frames to
+ * 11 colours and its gradient frames to 3; with slots keeping the parity
+ * of their first microbatch's backward, 2.
+ */
+START_TEST(groups_map_keeps_parity)
+{
+	struct cgs_schedule *s = make_schedule(6, 4, 3, 24, NULL, 256, 2);
+	struct cgs_plan *plain, *p;
+	const struct cgs_rank_plan *rp;
+
+	set_bytes(s, 0, 1024, 1024, 20480, 1024);
+	set_bytes(s, 1, 1792, 1792, 35840, 1792);
+	plain = plan_ok(s);
+	p = plan_with_maps(s, plain);
+	rp = rank_of(p, 5);
+	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_le(rp->saved_stats.colours, 11);
+	ck_assert_uint_le(rp->user_grad_stats.colours, 2);
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&plain);
+	free_schedule(s);
+}
+END_TEST
+
+/*
+ * P 12, M 8, L 48, rank 11: 85 microbatches in flight on a ring of 24,
+ * three chunks fill it while three others drain.  Groups within the
+ * ring leave the map at 96 colours, as k mod S; pairs of a filling and a
+ * draining chunk, whose joint peak is past the ring, take 94.
+ */
+START_TEST(groups_map_past_the_ring)
+{
+	struct cgs_schedule *s = make_schedule(12, 8, 12, 48, NULL, 256, 2);
+	struct cgs_plan *plain, *p;
+	const struct cgs_rank_plan *rp;
+
+	set_bytes(s, 0, 1024, 1024, 20480, 1024);
+	set_bytes(s, 1, 1792, 1792, 35840, 1792);
+	plain = plan_ok(s);
+	ck_assert_uint_eq(plain->slots, 24);
+	ck_assert_uint_eq(rank_of(plain, 11)->saved_stats.colours, 96);
+	p = plan_with_maps(s, plain);
+	rp = rank_of(p, 11);
+	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_le(rp->saved_stats.colours, 94);
+	cgs_plan_destroy(&p);
+	cgs_plan_destroy(&plain);
+	free_schedule(s);
+}
+END_TEST
+
 /* Give variant v's first layer of every chunk `saved` bytes. */
 static void override_first_layer(struct cgs_schedule *s, uint32_t v,
 				 uint64_t saved)
@@ -1377,6 +1455,9 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, ahead_map_keeps_full_chunk_apart);
 		tcase_add_test(tc, ahead_map_counts_holders);
 		tcase_add_test(tc, ahead_map_keeps_parity);
+		tcase_add_test(tc, groups_map_shares_pools);
+		tcase_add_test(tc, groups_map_keeps_parity);
+		tcase_add_test(tc, groups_map_past_the_ring);
 		tcase_add_test(tc, yardstick_of_scaled_variants);
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, tabu_colouring);
