@@ -756,11 +756,11 @@ END_TEST
 
 /*
  * P 4, M 8, G 3, L 12, rank 0: 28 microbatches in flight at the peak on
- * a ring of 7.  Every map before the groups rule plans 33 colours; split
- * into groups of chunks that take turns, each with a pool of colours as
+ * a ring of 7.  Every map before the teams rule plans 33 colours; split
+ * into teams of chunks that take turns, each with a pool of colours as
  * large as its joint peak, rank 0 takes 31.
  */
-START_TEST(groups_map_shares_pools)
+START_TEST(teams_map_shares_pools)
 {
 	struct cgs_schedule *s = make_schedule(4, 8, 3, 12, NULL, 256, 2);
 	struct cgs_plan *plain, *p;
@@ -781,11 +781,11 @@ START_TEST(groups_map_shares_pools)
 END_TEST
 
 /*
- * P 6, M 4, G 3, L 24, rank 5: the groups map takes the saved frames to
+ * P 6, M 4, G 3, L 24, rank 5: the teams map takes the saved frames to
  * 11 colours and its gradient frames to 3; with slots keeping the parity
  * of their first microbatch's backward, 2.
  */
-START_TEST(groups_map_keeps_parity)
+START_TEST(teams_map_keeps_parity)
 {
 	struct cgs_schedule *s = make_schedule(6, 4, 3, 24, NULL, 256, 2);
 	struct cgs_plan *plain, *p;
@@ -807,11 +807,11 @@ END_TEST
 
 /*
  * P 12, M 8, L 48, rank 11: 85 microbatches in flight on a ring of 24,
- * three chunks fill it while three others drain.  Groups within the
+ * three chunks fill it while three others drain.  Teams within the
  * ring leave the map at 96 colours, as k mod S; pairs of a filling and a
  * draining chunk, whose joint peak is past the ring, take 94.
  */
-START_TEST(groups_map_past_the_ring)
+START_TEST(teams_map_past_the_ring)
 {
 	struct cgs_schedule *s = make_schedule(12, 8, 12, 48, NULL, 256, 2);
 	struct cgs_plan *plain, *p;
@@ -1455,9 +1455,9 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, ahead_map_keeps_full_chunk_apart);
 		tcase_add_test(tc, ahead_map_counts_holders);
 		tcase_add_test(tc, ahead_map_keeps_parity);
-		tcase_add_test(tc, groups_map_shares_pools);
-		tcase_add_test(tc, groups_map_keeps_parity);
-		tcase_add_test(tc, groups_map_past_the_ring);
+		tcase_add_test(tc, teams_map_shares_pools);
+		tcase_add_test(tc, teams_map_keeps_parity);
+		tcase_add_test(tc, teams_map_past_the_ring);
 		tcase_add_test(tc, yardstick_of_scaled_variants);
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, tabu_colouring);

@@ -38,27 +38,28 @@
  * order, as the parity map's slots do (slotmap.c): a forward prefers,
  * after the avoidance, a slot of its own parity (or none yet).
  *
- * The groups rule looks at the loads alone, and applies also where the
+ * The teams rule looks at the loads alone, and applies also where the
  * ring holds every microbatch in flight.  Chunks whose loads rise and
  * fall in turn (on the last ranks of a deep pipeline one chunk fills as
  * another drains) can share colours; chunks that peak together cannot.
- * Split the chunks into groups, each with a pool of colours of its own,
- * as many as the group's joint peak: the most microbatches its chunks
+ * Split the chunks into teams, each with a pool of colours of its own,
+ * as many as the team's joint peak: the most microbatches its chunks
  * have in flight together.  Where that peak is within the ring, no chunk
- * of the group can need more colours than it has slots, and a forward
- * taking any free colour of its pool (lowest first) colours the group's
+ * of the team can need more colours than it has slots, and a forward
+ * taking any free colour of its pool (lowest first) colours the team's
  * microbatches with the pool alone; the split with the least sum of
  * pools (dynamic programming over subsets of the chunks) is then a map
  * with that many colours.  On the bench's q37 rank 4 (P 16, M 4, a ring
  * of 16, 35 in flight): chunks 1 and 3 share 16 colours, chunk 0 keeps
  * 12 and chunk 2 keeps 8, 36 colours where every map so far took 40
- * (1.028 x the bound from 1.142).  A forward whose only free colour is its chunk's
- * slot just freed, barred by the gradient frame still being sent, takes
- * a twin slot of that colour; where none is left, or where a group past
- * the ring leaves a chunk without a slot (the split may allow groups up
- * to CGS_AHEAD_MAX_SLACK past it), its pool widens by one and the replay
- * starts again.  Within a group, a forward first avoids the colours of
- * chunks that fill their ring while it is live, as in the first rule.
+ * (1.028 x the bound from 1.142).  A forward whose only free colour is
+ * its chunk's slot just freed, barred by the gradient frame still being
+ * sent, takes a twin slot of that colour; where none is left, or where a
+ * team past the ring leaves a chunk without a slot (the split may allow
+ * teams up to CGS_AHEAD_MAX_SLACK past it), its pool widens by one and
+ * the replay starts again.  Within a team, a forward first avoids the
+ * colours of chunks that fill their ring while it is live, as in the
+ * first rule.
  *
  * The replay runs on the longest order alone: where every order's
  * forwards are a prefix of the longest order's (the schedule formulas
@@ -80,11 +81,11 @@
 #define CGS_AHEAD_MAX_SLACK 8u
 /* The most entries of the holders rule's range-maximum tables (4 bytes). */
 #define CGS_AHEAD_MAX_TOP (1ull << 23)
-/* The groups rule's subsets: at most 2^12, and 2^28 sums over events. */
-#define CGS_GROUPS_MAX_CHUNKS 12u
-#define CGS_GROUPS_MAX_WORK (1ull << 28)
+/* The teams rule's subsets: at most 2^12, and 2^28 sums over events. */
+#define CGS_TEAMS_MAX_CHUNKS 12u
+#define CGS_TEAMS_MAX_WORK (1ull << 28)
 /* The most colours a split's pools widen by for barred or short slots. */
-#define CGS_GROUPS_MAX_WIDEN 16u
+#define CGS_TEAMS_MAX_WIDEN 16u
 
 struct ahead {
 	const struct cgs_rank_plan *rp;
@@ -108,9 +109,9 @@ struct ahead {
 	uint32_t *holders;       /* [d]: of them, on colours of d's slots */
 	/* gradient parities: per slot (2 unset), wanted per microbatch */
 	uint8_t *parity, *want;
-	/* the groups rule: each chunk's group, each group's colour pool */
-	uint32_t *group_of, *pool_lo, *pool_n, n_groups, short_c;
-	uint32_t *peak, *split;  /* [subset]: joint peak; [group]: subset */
+	/* the teams rule: each chunk's team, each team's colour pool */
+	uint32_t *team_of, *pool_lo, *pool_n, n_teams, short_c;
+	uint32_t *peak, *split;  /* [subset]: joint peak; [team]: subset */
 	/* [(p * M + c) * C + g]: c's first slot of colour g and parity p */
 	uint32_t *slot_of;
 	uint32_t *owners;        /* [g]: chunks with a slot of colour g */
@@ -142,7 +143,7 @@ static void ahead_release(struct ahead *a)
 	free(a->holders);
 	free(a->parity);
 	free(a->want);
-	free(a->group_of);
+	free(a->team_of);
 	free(a->peak);
 	free(a->split);
 	free(a->pool_lo);
@@ -361,7 +362,7 @@ static uint32_t pick_slot(struct ahead *a, uint64_t i, uint32_t c,
 }
 
 /*
- * The groups rule's joint peaks: for every subset of the chunks, the
+ * The teams rule's joint peaks: for every subset of the chunks, the
  * most microbatches its chunks have in flight together after a forward
  * of the longest order.  0 where the chunks are too many for subsets.
  */
@@ -371,8 +372,8 @@ static int joint_peaks(struct ahead *a)
 	uint32_t n_masks = 1u << a->M, mask, c, *sum;
 	uint64_t i;
 
-	if (a->M > CGS_GROUPS_MAX_CHUNKS ||
-	    (uint64_t)n_masks * a->n > CGS_GROUPS_MAX_WORK)
+	if (a->M > CGS_TEAMS_MAX_CHUNKS ||
+	    (uint64_t)n_masks * a->n > CGS_TEAMS_MAX_WORK)
 		return 0;
 	a->peak = calloc(n_masks, sizeof(*a->peak));
 	sum = calloc(n_masks, sizeof(*sum));
@@ -396,18 +397,18 @@ static int joint_peaks(struct ahead *a)
 }
 
 /*
- * The groups rule's split: chunks whose loads rise and fall in turn share
- * a pool of colours as large as their joint peak.  A group whose joint
+ * The teams rule's split: chunks whose loads rise and fall in turn share
+ * a pool of colours as large as their joint peak.  A team whose joint
  * peak is within the ring cannot make a chunk of it need more colours
  * than it has slots, so any interval colouring of its microbatches from
- * the pool is a map; a chunk alone is such a group.  Groups up to `over`
+ * the pool is a map; a chunk alone is such a team.  Teams up to `over`
  * past the ring are allowed too (a chunk of them may run out of slots,
  * which the replay finds).  The split with the least sum of joint peaks,
  * by dynamic programming over subsets; 0 where it is the split of a
  * smaller `over` (a->split holds the last split's subsets), -1 where out
  * of memory.
  */
-static int split_groups(struct ahead *a, uint32_t over)
+static int split_teams(struct ahead *a, uint32_t over)
 {
 	uint32_t n_masks = 1u << a->M, mask, sub, low, g, c, lo = 0, n = 0;
 	uint32_t *best = calloc(n_masks, sizeof(*best));
@@ -422,7 +423,7 @@ static int split_groups(struct ahead *a, uint32_t over)
 	for (mask = 1; mask < n_masks; mask++) {
 		low = mask & (~mask + 1);
 		best[mask] = UINT32_MAX;
-		/* every group holding mask's lowest chunk, largest first */
+		/* every team holding mask's lowest chunk, largest first */
 		for (sub = mask ^ low;; sub = (sub - 1) & (mask ^ low)) {
 			g = sub | low;
 			if ((a->peak[g] <= a->S + over || g == low) &&
@@ -436,29 +437,29 @@ static int split_groups(struct ahead *a, uint32_t over)
 	}
 	for (mask = n_masks - 1; mask; mask ^= pick[mask], n++) {
 		g = pick[mask];
-		changed |= n >= a->n_groups || a->split[n] != g;
+		changed |= n >= a->n_teams || a->split[n] != g;
 		a->split[n] = g;
 		for (c = 0; c < a->M; c++)
 			if (g >> c & 1)
-				a->group_of[c] = n;
+				a->team_of[c] = n;
 		a->pool_lo[n] = lo;
 		a->pool_n[n] = a->peak[g];
 		lo += a->peak[g];
 	}
-	changed |= n != a->n_groups;
-	a->n_groups = n;
+	changed |= n != a->n_teams;
+	a->n_teams = n;
 	free(best);
 	free(pick);
 	return changed && lo <= a->C;
 }
 
-/* Widen the pool of chunk short_c's group by one colour; 0 if none left. */
-static int widen_group(struct ahead *a)
+/* Widen the pool of chunk short_c's team by one colour; 0 if none left. */
+static int widen_team(struct ahead *a)
 {
 	uint32_t j, lo = 0;
 
-	a->pool_n[a->group_of[a->short_c]]++;
-	for (j = 0; j < a->n_groups; j++) {
+	a->pool_n[a->team_of[a->short_c]]++;
+	for (j = 0; j < a->n_teams; j++) {
 		a->pool_lo[j] = lo;
 		lo += a->pool_n[j];
 	}
@@ -515,11 +516,11 @@ static uint32_t new_slot(struct ahead *a, uint32_t c, uint32_t g, unsigned p)
 }
 
 /*
- * The groups rule's slot for a forward of chunk c at event i, k its
- * microbatch: a free colour of its group's pool, the lowest first, on a
+ * The teams rule's slot for a forward of chunk c at event i, k its
+ * microbatch: a free colour of its team's pool, the lowest first, on a
  * slot of c that stands for it, else on an unused slot; never the barred
  * slot (another slot of the same colour instead).  Tiers, each before
- * the next: where a group runs past the ring, a chunk that fills its
+ * the next: where a team runs past the ring, a chunk that fills its
  * ring needs every colour its slots stand for, so first a colour no
  * other chunk full while (c, k) is live has a slot of; with a->alone,
  * first a colour no other chunk has a slot of; with parities, first a
@@ -527,20 +528,20 @@ static uint32_t new_slot(struct ahead *a, uint32_t c, uint32_t g, unsigned p)
  * for it while c has slots to spare beyond one per colour of its pool).
  * S when none (short_c set).
  */
-static uint32_t pick_group_slot(struct ahead *a, uint64_t i, uint32_t c,
+static uint32_t pick_team_slot(struct ahead *a, uint64_t i, uint32_t c,
 				uint32_t k, uint32_t barred)
 {
-	uint32_t S = a->S, grp = a->group_of[c], lo = a->pool_lo[grp];
-	uint32_t hi = lo + a->pool_n[grp], n_near = 0, s, g, d, tier, pass;
+	uint32_t S = a->S, tm = a->team_of[c], lo = a->pool_lo[tm];
+	uint32_t hi = lo + a->pool_n[tm], n_near = 0, s, g, d, tier, pass;
 	uint64_t end = a->until[c * a->width + k], row = (uint64_t)c * a->C;
 	unsigned want = a->want ? a->want[c * a->width + k] : 0;
 	int fresh = a->n_slots[c] < S;
-	int spare = a->n_slots[c] + a->pool_n[grp] < S + a->distinct[c];
+	int spare = a->n_slots[c] + a->pool_n[tm] < S + a->distinct[c];
 	uint32_t *mine = a->slot_of + ((uint64_t)want * a->M + c) * a->C;
 	uint32_t *other = a->slot_of + ((uint64_t)!want * a->M + c) * a->C;
 
 	for (d = 0; d < a->M; d++)
-		if (d != c && a->group_of[d] == grp &&
+		if (d != c && a->team_of[d] == tm &&
 		    a->full[d * (a->n + 1) + end + 1] >
 			    a->full[d * (a->n + 1) + i])
 			a->near[n_near++] = d;
@@ -659,8 +660,8 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 		if (pending_c == c && a->in_flight[c] == 0 &&
 		    cgs_next_backward_is(rp, a->L, base + i + 1, c))
 			barred = pending_s;
-		s = a->rule == CGS_AHEAD_GROUPS ?
-			    pick_group_slot(a, i, c, k, barred) :
+		s = a->rule == CGS_AHEAD_TEAMS ?
+			    pick_team_slot(a, i, c, k, barred) :
 			    pick_slot(a, i, c, k, barred);
 		if (s == S)
 			return 0;
@@ -682,15 +683,15 @@ static uint32_t replay(struct ahead *a, uint32_t t)
 }
 
 /*
- * The groups rule: splits that let groups go further past the ring, 0 to
+ * The teams rule: splits that let teams go further past the ring, 0 to
  * CGS_AHEAD_MAX_SLACK, each replayed with and without taking first the
  * colours no other chunk has a slot of (neither wins everywhere), the
  * pool of a chunk that found no slot widened by one (up to
- * CGS_GROUPS_MAX_WIDEN times) until every forward finds one, while the
+ * CGS_TEAMS_MAX_WIDEN times) until every forward finds one, while the
  * pools take fewer colours than the best so far; the fewest colours and
  * their rows in best.  Nonzero when out of memory.
  */
-static int groups_search(struct ahead *a, uint32_t *best,
+static int teams_search(struct ahead *a, uint32_t *best,
 			 uint32_t *best_colours)
 {
 	uint32_t over, j, sum, widened;
@@ -699,19 +700,19 @@ static int groups_search(struct ahead *a, uint32_t *best,
 	if (rc <= 0)
 		return rc < 0;
 	for (over = 0; over <= CGS_AHEAD_MAX_SLACK; over++) {
-		rc = split_groups(a, over);
+		rc = split_teams(a, over);
 		if (rc < 0)
 			return 1;
 		if (!rc)
 			continue;
 		for (a->alone = 0; a->alone < 2; a->alone++) {
-			for (sum = 0, j = 0; j < a->n_groups; j++) {
+			for (sum = 0, j = 0; j < a->n_teams; j++) {
 				a->pool_n[j] = a->peak[a->split[j]];
 				a->pool_lo[j] = sum;
 				sum += a->pool_n[j];
 			}
 			/* widen until the pools reach the fewest colours yet */
-			for (widened = 0; widened <= CGS_GROUPS_MAX_WIDEN &&
+			for (widened = 0; widened <= CGS_TEAMS_MAX_WIDEN &&
 					  (!*best_colours || sum < *best_colours);
 			     widened++) {
 				uint32_t got = replay(a, 0);
@@ -722,7 +723,7 @@ static int groups_search(struct ahead *a, uint32_t *best,
 					memcpy(best, a->row,
 					       a->M * a->width * sizeof(*best));
 				}
-				if (got || !widen_group(a))
+				if (got || !widen_team(a))
 					break;
 				sum++;
 			}
@@ -752,7 +753,7 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 	a.C = a.S * a.M;
 	cells = (uint64_t)rp->n_reachable * a.M * a.width;
 	if (cells > CGS_SLOT_MAP_MAX_CELLS ||
-	    (a.rule != CGS_AHEAD_GROUPS && cgs_slot_map_peak(rp) <= a.S) ||
+	    (a.rule != CGS_AHEAD_TEAMS && cgs_slot_map_peak(rp) <= a.S) ||
 	    !cgs_orders_nested(rp))
 		return 0;
 	if (rule & CGS_AHEAD_PARITY) {
@@ -804,8 +805,8 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 				   "searching slot maps");
 		goto out;
 	}
-	if (a.rule == CGS_AHEAD_GROUPS) {
-		a.group_of = calloc(a.M, sizeof(*a.group_of));
+	if (a.rule == CGS_AHEAD_TEAMS) {
+		a.team_of = calloc(a.M, sizeof(*a.team_of));
 		a.pool_lo = calloc(a.M, sizeof(*a.pool_lo));
 		a.pool_n = calloc(a.M, sizeof(*a.pool_n));
 		a.free_bits = calloc((a.C + 63) / 64 + 1, sizeof(*a.free_bits));
@@ -814,7 +815,7 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 		a.distinct = calloc(a.M, sizeof(*a.distinct));
 		a.split = calloc(a.M, sizeof(*a.split));
 		a.owners = calloc((uint64_t)a.C + 1, sizeof(*a.owners));
-		if (!a.group_of || !a.pool_lo || !a.pool_n || !a.free_bits ||
+		if (!a.team_of || !a.pool_lo || !a.pool_n || !a.free_bits ||
 		    !a.slot_of || !a.split || !a.owners || !a.n_slots ||
 		    !a.distinct) {
 			rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
@@ -825,14 +826,14 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 	scan_longest(&a);
 	if (a.rule == CGS_AHEAD_HOLDERS)
 		build_top(&a);
-	if (a.rule == CGS_AHEAD_GROUPS) {
-		if (groups_search(&a, best, &best_colours)) {
+	if (a.rule == CGS_AHEAD_TEAMS) {
+		if (teams_search(&a, best, &best_colours)) {
 			rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
 					   "searching slot maps");
 			goto out;
 		}
 	}
-	for (t = 0; a.rule != CGS_AHEAD_GROUPS && t <= CGS_AHEAD_MAX_SLACK &&
+	for (t = 0; a.rule != CGS_AHEAD_TEAMS && t <= CGS_AHEAD_MAX_SLACK &&
 		    t < a.S; t++) {
 		uint32_t got = replay(&a, t);
 

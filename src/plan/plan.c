@@ -584,7 +584,7 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 			rc = try_map(pool, t, map, map_rows, first_fit);
 	}
 	/*
-	 * the groups map: chunks that take turns share a pool of colours;
+	 * the teams map: chunks that take turns share a pool of colours;
 	 * again with gradient parities where the plan needs more than two
 	 * gradient colours
 	 */
@@ -594,9 +594,9 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 
 		if (i == 1 && t->plan.user_grad_stats.colours <= 2)
 			break;
-		rc = cgs_slot_map_ahead(x, i ? CGS_AHEAD_GROUPS |
+		rc = cgs_slot_map_ahead(x, i ? CGS_AHEAD_TEAMS |
 						       CGS_AHEAD_PARITY :
-					       CGS_AHEAD_GROUPS,
+					       CGS_AHEAD_TEAMS,
 					&map, &map_rows, &used, &colours,
 					&t->err);
 		/* as below: a smaller ring of the search holds the same map */

@@ -9,7 +9,8 @@
  *   sequence.c  the lockstep capture sequence
  *   slotmap.c   slot maps per reachable count instead of k mod S
  *   placed.c    slots laid out at offsets on the longest order
- *   ahead.c     slots as colours, kept from chunks about to fill the ring
+ *   ahead.c     slots as colours: kept from chunks about to fill the ring,
+ *               or pooled by teams of chunks that take turns
  *   plan.c      the driver: frames, their sizes, one rank after another
  *
  * A "group" is one (chunk, slot): all its layers' saved frames are live
@@ -227,21 +228,22 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
  * slots standing for colours as in the colours map, a forward avoiding
  * the colours of chunks that fill (or nearly fill) their ring while it
  * is live (`rule`: by their load alone, or with the live microbatches
- * holding their colours; either with slots keeping a gradient parity,
- * CGS_AHEAD_PARITY); replayed on the longest order, whose rows
- * every shorter (nested) order takes.  *map NULL when it does not apply
- * or every try leaves some forward without a slot of a free colour;
- * *colours the colours the map's replay used.
+ * holding their colours), or (CGS_AHEAD_TEAMS, with any ring) drawing
+ * from its team's pool of colours; each with slots keeping a gradient
+ * parity (CGS_AHEAD_PARITY) or not.  Replayed on the longest order,
+ * whose rows every shorter (nested) order takes.  *map NULL when it does
+ * not apply or every try leaves some forward without a slot of a free
+ * colour; *colours the colours the map's replay used.
  */
 enum cgs_ahead_rule {
 	CGS_AHEAD_FULL,     /* avoid chunks within t of a full ring */
 	/* avoid chunks whose load, with the live holders of their colours,
 	 * would come within t of the ring */
 	CGS_AHEAD_HOLDERS,
-	/* chunks split into groups, each group's colours a pool of its own
-	 * as large as the group's joint peak (no look-ahead; also where the
+	/* chunks split into teams, each team's colours a pool of its own
+	 * as large as the team's joint peak (no look-ahead; also where the
 	 * ring holds every microbatch in flight) */
-	CGS_AHEAD_GROUPS,
+	CGS_AHEAD_TEAMS,
 	/* with either: slots keep a gradient parity, as the parity map's */
 	CGS_AHEAD_PARITY = 4
 };
