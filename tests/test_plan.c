@@ -662,6 +662,40 @@ START_TEST(colour_map_reaches_bound)
 }
 END_TEST
 
+/* A pipeline planned with and without slot maps, for the map tests. */
+struct map_try {
+	struct cgs_schedule *s;
+	struct cgs_plan *plain, *maps;
+};
+
+/*
+ * Plan P pp, M vpp, G group, L max_mb (layers per chunk, NULL for one)
+ * with two variants, without and with slot maps; rank `rank` of the
+ * second, which must have taken a map.
+ */
+static const struct cgs_rank_plan *
+map_try_rank(struct map_try *t, uint32_t pp, uint32_t vpp, uint32_t group,
+	     uint32_t max_mb, const uint32_t *layers, uint32_t rank)
+{
+	const struct cgs_rank_plan *rp;
+
+	t->s = make_schedule(pp, vpp, group, max_mb, layers, 256, 2);
+	set_bytes(t->s, 0, 1024, 1024, 20480, 1024);
+	set_bytes(t->s, 1, 1792, 1792, 35840, 1792);
+	t->plain = plan_ok(t->s);
+	t->maps = plan_with_maps(t->s, t->plain);
+	rp = rank_of(t->maps, rank);
+	ck_assert_ptr_nonnull(rp->slot_map);
+	return rp;
+}
+
+static void map_try_release(struct map_try *t)
+{
+	cgs_plan_destroy(&t->maps);
+	cgs_plan_destroy(&t->plain);
+	free_schedule(t->s);
+}
+
 /*
  * P 8, M 2, 4 layers, L 32: rank 3 has 17 microbatches in flight at its
  * peak on a ring of 16, and chunk 0 fills the ring while one microbatch
@@ -676,26 +710,17 @@ END_TEST
 START_TEST(ahead_map_keeps_full_chunk_apart)
 {
 	const uint32_t layers[] = {4, 4};
-	struct cgs_schedule *s = make_schedule(8, 2, 8, 32, layers, 256, 2);
-	struct cgs_plan *plain, *p;
-	const struct cgs_rank_plan *rp, *before;
+	struct map_try t;
+	const struct cgs_rank_plan *rp =
+		map_try_rank(&t, 8, 2, 8, 32, layers, 3);
 
-	set_bytes(s, 0, 1024, 1024, 20480, 1024);
-	set_bytes(s, 1, 1792, 1792, 35840, 1792);
-	plain = plan_ok(s);
-	ck_assert_uint_eq(plain->slots, 16);
-	p = plan_with_maps(s, plain);
-	rp = rank_of(p, 3);
-	before = rank_of(plain, 3);
+	ck_assert_uint_eq(t.plain->slots, 16);
 	/* colours of frames: 4 layers a microbatch */
-	ck_assert_uint_eq(before->saved_stats.colours, 24 * 4);
-	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_eq(rank_of(t.plain, 3)->saved_stats.colours, 24 * 4);
 	ck_assert_uint_le(rp->saved_stats.colours, 19 * 4);
 	/* within 12% of the bound, from 41% */
 	ck_assert_uint_le(rp->bytes * 100, rp->lower_bound_bytes * 112);
-	cgs_plan_destroy(&p);
-	cgs_plan_destroy(&plain);
-	free_schedule(s);
+	map_try_release(&t);
 }
 END_TEST
 
@@ -709,22 +734,14 @@ END_TEST
  */
 START_TEST(ahead_map_counts_holders)
 {
-	struct cgs_schedule *s = make_schedule(12, 2, 12, 96, NULL, 256, 2);
-	struct cgs_plan *plain, *p;
-	const struct cgs_rank_plan *rp;
+	struct map_try t;
+	const struct cgs_rank_plan *rp =
+		map_try_rank(&t, 12, 2, 12, 96, NULL, 5);
 
-	set_bytes(s, 0, 1024, 1024, 20480, 1024);
-	set_bytes(s, 1, 1792, 1792, 35840, 1792);
-	plain = plan_ok(s);
-	ck_assert_uint_eq(plain->slots, 24);
-	ck_assert_uint_eq(rank_of(plain, 5)->saved_stats.colours, 36);
-	p = plan_with_maps(s, plain);
-	rp = rank_of(p, 5);
-	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_eq(t.plain->slots, 24);
+	ck_assert_uint_eq(rank_of(t.plain, 5)->saved_stats.colours, 36);
 	ck_assert_uint_le(rp->saved_stats.colours, 32);
-	cgs_plan_destroy(&p);
-	cgs_plan_destroy(&plain);
-	free_schedule(s);
+	map_try_release(&t);
 }
 END_TEST
 
@@ -736,21 +753,12 @@ END_TEST
  */
 START_TEST(ahead_map_keeps_parity)
 {
-	struct cgs_schedule *s = make_schedule(6, 2, 3, 48, NULL, 256, 2);
-	struct cgs_plan *plain, *p;
-	const struct cgs_rank_plan *rp;
+	struct map_try t;
+	const struct cgs_rank_plan *rp = map_try_rank(&t, 6, 2, 3, 48, NULL, 2);
 
-	set_bytes(s, 0, 1024, 1024, 20480, 1024);
-	set_bytes(s, 1, 1792, 1792, 35840, 1792);
-	plain = plan_ok(s);
-	p = plan_with_maps(s, plain);
-	rp = rank_of(p, 2);
-	ck_assert_ptr_nonnull(rp->slot_map);
 	ck_assert_uint_le(rp->saved_stats.colours, 11);
 	ck_assert_uint_le(rp->user_grad_stats.colours, 3);
-	cgs_plan_destroy(&p);
-	cgs_plan_destroy(&plain);
-	free_schedule(s);
+	map_try_release(&t);
 }
 END_TEST
 
@@ -762,21 +770,12 @@ END_TEST
  */
 START_TEST(teams_map_shares_pools)
 {
-	struct cgs_schedule *s = make_schedule(4, 8, 3, 12, NULL, 256, 2);
-	struct cgs_plan *plain, *p;
-	const struct cgs_rank_plan *rp;
+	struct map_try t;
+	const struct cgs_rank_plan *rp = map_try_rank(&t, 4, 8, 3, 12, NULL, 0);
 
-	set_bytes(s, 0, 1024, 1024, 20480, 1024);
-	set_bytes(s, 1, 1792, 1792, 35840, 1792);
-	plain = plan_ok(s);
-	ck_assert_uint_eq(plain->slots, 7);
-	p = plan_with_maps(s, plain);
-	rp = rank_of(p, 0);
-	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_eq(t.plain->slots, 7);
 	ck_assert_uint_le(rp->saved_stats.colours, 31);
-	cgs_plan_destroy(&p);
-	cgs_plan_destroy(&plain);
-	free_schedule(s);
+	map_try_release(&t);
 }
 END_TEST
 
@@ -787,21 +786,12 @@ END_TEST
  */
 START_TEST(teams_map_keeps_parity)
 {
-	struct cgs_schedule *s = make_schedule(6, 4, 3, 24, NULL, 256, 2);
-	struct cgs_plan *plain, *p;
-	const struct cgs_rank_plan *rp;
+	struct map_try t;
+	const struct cgs_rank_plan *rp = map_try_rank(&t, 6, 4, 3, 24, NULL, 5);
 
-	set_bytes(s, 0, 1024, 1024, 20480, 1024);
-	set_bytes(s, 1, 1792, 1792, 35840, 1792);
-	plain = plan_ok(s);
-	p = plan_with_maps(s, plain);
-	rp = rank_of(p, 5);
-	ck_assert_ptr_nonnull(rp->slot_map);
 	ck_assert_uint_le(rp->saved_stats.colours, 11);
 	ck_assert_uint_le(rp->user_grad_stats.colours, 2);
-	cgs_plan_destroy(&p);
-	cgs_plan_destroy(&plain);
-	free_schedule(s);
+	map_try_release(&t);
 }
 END_TEST
 
@@ -813,22 +803,14 @@ END_TEST
  */
 START_TEST(teams_map_past_the_ring)
 {
-	struct cgs_schedule *s = make_schedule(12, 8, 12, 48, NULL, 256, 2);
-	struct cgs_plan *plain, *p;
-	const struct cgs_rank_plan *rp;
+	struct map_try t;
+	const struct cgs_rank_plan *rp =
+		map_try_rank(&t, 12, 8, 12, 48, NULL, 11);
 
-	set_bytes(s, 0, 1024, 1024, 20480, 1024);
-	set_bytes(s, 1, 1792, 1792, 35840, 1792);
-	plain = plan_ok(s);
-	ck_assert_uint_eq(plain->slots, 24);
-	ck_assert_uint_eq(rank_of(plain, 11)->saved_stats.colours, 96);
-	p = plan_with_maps(s, plain);
-	rp = rank_of(p, 11);
-	ck_assert_ptr_nonnull(rp->slot_map);
+	ck_assert_uint_eq(t.plain->slots, 24);
+	ck_assert_uint_eq(rank_of(t.plain, 11)->saved_stats.colours, 96);
 	ck_assert_uint_le(rp->saved_stats.colours, 94);
-	cgs_plan_destroy(&p);
-	cgs_plan_destroy(&plain);
-	free_schedule(s);
+	map_try_release(&t);
 }
 END_TEST
 

@@ -81,9 +81,9 @@
 #define CGS_AHEAD_MAX_SLACK 8u
 /* The most entries of the holders rule's range-maximum tables (4 bytes). */
 #define CGS_AHEAD_MAX_TOP (1ull << 23)
-/* The teams rule's subsets: at most 2^12, and 2^28 sums over events. */
+/* The teams rule's subsets: at most 2^12, and 2^26 sums over events. */
 #define CGS_TEAMS_MAX_CHUNKS 12u
-#define CGS_TEAMS_MAX_WORK (1ull << 28)
+#define CGS_TEAMS_MAX_WORK (1ull << 26)
 /* The most colours a split's pools widen by for barred or short slots. */
 #define CGS_TEAMS_MAX_WIDEN 16u
 
@@ -362,9 +362,10 @@ static uint32_t pick_slot(struct ahead *a, uint64_t i, uint32_t c,
 }
 
 /*
- * The teams rule's joint peaks: for every subset of the chunks, the
- * most microbatches its chunks have in flight together after a forward
- * of the longest order.  0 where the chunks are too many for subsets.
+ * The teams rule's joint peaks: for every subset of the chunks (at most
+ * CGS_TEAMS_MAX_CHUNKS, checked by the caller), the most microbatches
+ * its chunks have in flight together after a forward of the longest
+ * order.  Nonzero when out of memory.
  */
 static int joint_peaks(struct ahead *a)
 {
@@ -372,14 +373,11 @@ static int joint_peaks(struct ahead *a)
 	uint32_t n_masks = 1u << a->M, mask, c, *sum;
 	uint64_t i;
 
-	if (a->M > CGS_TEAMS_MAX_CHUNKS ||
-	    (uint64_t)n_masks * a->n > CGS_TEAMS_MAX_WORK)
-		return 0;
 	a->peak = calloc(n_masks, sizeof(*a->peak));
 	sum = calloc(n_masks, sizeof(*sum));
 	if (!a->peak || !sum) {
 		free(sum);
-		return -1;
+		return 1;
 	}
 	for (i = 0; i < a->n; i++) {
 		if (entries[i] < 0)
@@ -393,7 +391,7 @@ static int joint_peaks(struct ahead *a)
 		}
 	}
 	free(sum);
-	return 1;
+	return 0;
 }
 
 /*
@@ -695,10 +693,10 @@ static int teams_search(struct ahead *a, uint32_t *best,
 			 uint32_t *best_colours)
 {
 	uint32_t over, j, sum, widened;
-	int rc = joint_peaks(a);
+	int rc;
 
-	if (rc <= 0)
-		return rc < 0;
+	if (joint_peaks(a))
+		return 1;
 	for (over = 0; over <= CGS_AHEAD_MAX_SLACK; over++) {
 		rc = split_teams(a, over);
 		if (rc < 0)
@@ -754,6 +752,9 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 	cells = (uint64_t)rp->n_reachable * a.M * a.width;
 	if (cells > CGS_SLOT_MAP_MAX_CELLS ||
 	    (a.rule != CGS_AHEAD_TEAMS && cgs_slot_map_peak(rp) <= a.S) ||
+	    (a.rule == CGS_AHEAD_TEAMS &&
+	     (a.M > CGS_TEAMS_MAX_CHUNKS ||
+	      (1ull << a.M) * a.n > CGS_TEAMS_MAX_WORK)) ||
 	    !cgs_orders_nested(rp))
 		return 0;
 	if (rule & CGS_AHEAD_PARITY) {
