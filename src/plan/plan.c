@@ -465,6 +465,24 @@ static int try_map(struct trial_pool *pool, struct trial_work *t,
 }
 
 /*
+ * try_map, unless the map (taken over; NULL for none) leaves this ring's
+ * last slots unused: it is then the same map on a smaller ring of the
+ * search, which takes fewer graphs for as many bytes.
+ */
+static int try_map_on_ring(struct trial_pool *pool, struct trial_work *t,
+			   const struct cgs_rank_work *x, uint32_t *map,
+			   uint32_t rows, uint32_t used, int first_fit)
+{
+	if (!map)
+		return 0;
+	if (used < x->slots && used >= t->lowest_ring) {
+		free(map);
+		return 0;
+	}
+	return try_map(pool, t, map, rows, first_fit);
+}
+
+/*
  * The ring's plan with the rank's placed map (placed.c), its slots at the
  * offsets it found, when it takes strictly fewer bytes: on the smallest
  * ring of the search that holds its slots, which captures the fewest
@@ -570,18 +588,9 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 			return 0;
 		rc = cgs_slot_map_lowest_free(x, modes[i], &map, &map_rows,
 					      &used, &t->err);
-		/*
-		 * a map that leaves this ring's last slots unused is the same
-		 * map on a smaller ring of the search, which takes fewer
-		 * graphs for as many bytes
-		 */
-		if (rc == 0 && map && used < x->slots &&
-		    used >= t->lowest_ring) {
-			free(map);
-			continue;
-		}
-		if (rc == 0 && map)
-			rc = try_map(pool, t, map, map_rows, first_fit);
+		if (rc == 0)
+			rc = try_map_on_ring(pool, t, x, map, map_rows, used,
+					     first_fit);
 	}
 	/*
 	 * the teams map: chunks that take turns share a pool of colours;
@@ -599,11 +608,9 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 					       CGS_AHEAD_TEAMS,
 					&map, &map_rows, &used, &colours,
 					&t->err);
-		/* as below: a smaller ring of the search holds the same map */
-		if (rc == 0 && map && used < x->slots && used >= t->lowest_ring)
-			free(map);
-		else if (rc == 0 && map)
-			rc = try_map(pool, t, map, map_rows, first_fit);
+		if (rc == 0)
+			rc = try_map_on_ring(pool, t, x, map, map_rows, used,
+					     first_fit);
 	}
 	/*
 	 * the look-ahead map by the first rule, by the second where it
@@ -624,13 +631,11 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		if (rc == 0 && i == 1 && colours &&
 		    (!ahead_colours || colours < ahead_colours))
 			rule = CGS_AHEAD_HOLDERS;
-		/* as above: a smaller ring of the search holds the same map */
-		if (rc == 0 && map &&
-		    ((used < x->slots && used >= t->lowest_ring) ||
-		     (i == 1 && rule != CGS_AHEAD_HOLDERS)))
+		if (rc == 0 && i == 1 && rule != CGS_AHEAD_HOLDERS)
 			free(map);
-		else if (rc == 0 && map)
-			rc = try_map(pool, t, map, map_rows, first_fit);
+		else if (rc == 0)
+			rc = try_map_on_ring(pool, t, x, map, map_rows, used,
+					     first_fit);
 		if (!i)
 			ahead_colours = colours;
 	}
