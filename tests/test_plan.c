@@ -1050,12 +1050,45 @@ START_TEST(clique_search)
 	budget = 10000;
 	ck_assert_int_eq(cgs_clique_max(&g, NULL, 2, 2, &budget), 2);
 	ck_assert_uint_eq(budget, 10000);
+	/*
+	 * the greedy clique costs no budget: by degree it finds 7..10, and
+	 * where that meets the upper bound nothing is searched
+	 */
 	budget = 0;
-	ck_assert_int_eq(cgs_clique_max(&g, NULL, 2, 12, &budget), 2);
+	ck_assert_int_eq(cgs_clique_max(&g, NULL, 2, 12, &budget), 4);
+	budget = 10000;
+	ck_assert_int_eq(cgs_clique_max(&g, NULL, 2, 4, &budget), 4);
+	ck_assert_uint_eq(budget, 10000);
 	/* weighted: vertex 6 (weight 9) and 7 beat the 4-clique of 1s */
 	weight[6] = 9;
 	budget = 10000;
 	ck_assert_int_eq(cgs_clique_max(&g, weight, 2, 100, &budget), 10);
+	cgs_graph_release(&g);
+}
+END_TEST
+
+/* A hub of the highest degree leads the greedy clique astray. */
+START_TEST(clique_search_past_greedy)
+{
+	struct cgs_graph g;
+	uint32_t a, b;
+	uint64_t budget = 0;
+
+	/* the 5-cycle and the 4-clique 7..10 again, 11 joined to 0..4 and 7 */
+	ck_assert_int_eq(cgs_graph_init(&g, 12), 0);
+	for (a = 0; a < 5; a++) {
+		add_edge(&g, a, (a + 1) % 5);
+		add_edge(&g, 11, a);
+	}
+	for (a = 7; a < 11; a++)
+		for (b = a + 1; b < 11; b++)
+			add_edge(&g, a, b);
+	add_edge(&g, 6, 7);
+	add_edge(&g, 11, 7);
+	/* greedy alone: 11 (degree 6), then 7, and nothing meets both */
+	ck_assert_int_eq(cgs_clique_max(&g, NULL, 1, 12, &budget), 2);
+	budget = 10000;
+	ck_assert_int_eq(cgs_clique_max(&g, NULL, 1, 12, &budget), 4);
 	cgs_graph_release(&g);
 }
 END_TEST
@@ -1444,6 +1477,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, exact_colouring_improves);
 		tcase_add_test(tc, tabu_colouring);
 		tcase_add_test(tc, clique_search);
+		tcase_add_test(tc, clique_search_past_greedy);
 		tcase_add_test(tc, first_fit);
 		tcase_add_loop_test(tc, random_plans, 0, 5);
 	}
