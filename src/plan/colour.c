@@ -13,6 +13,12 @@
 /* Largest frames x colours table the exact colouring may allocate. */
 #define CGS_EXACT_MAX_CELLS (1ull << 24)
 
+static uint64_t search_cells(const struct cgs_plan_options *opt)
+{
+	return opt->colour_search_cells ? opt->colour_search_cells
+					: CGS_EXACT_MAX_CELLS;
+}
+
 /* Expand group conflicts to frame conflicts. */
 static int build_frame_conflicts(struct cgs_rank_work *x)
 {
@@ -73,7 +79,7 @@ static int compact_colours(uint32_t *colour, uint32_t n, uint32_t k)
  */
 static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 		       const uint32_t *weight, uint32_t live_set,
-		       uint64_t budget, uint32_t *colour,
+		       uint64_t budget, uint64_t max_cells, uint32_t *colour,
 		       struct cgs_role_stats *st, uint32_t **before,
 		       uint32_t *k_before)
 {
@@ -93,7 +99,7 @@ static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 	}
 	/* its tables take frames x colours counters: skip it when huge */
 	if ((int64_t)k > clique &&
-	    (uint64_t)g->n * (uint64_t)k <= CGS_EXACT_MAX_CELLS) {
+	    (uint64_t)g->n * (uint64_t)k <= max_cells) {
 		left = budget;
 		k = cgs_colour_exact(g, (uint32_t)clique, (uint32_t)k, colour,
 				     &left, &proven);
@@ -107,14 +113,14 @@ static int colour_kind(const struct cgs_graph *g, const struct cgs_graph *cg,
 	left = budget;
 	*k_before = (uint32_t)k;
 	if (!proven && (int64_t)k > clique &&
-	    (uint64_t)g->n * (uint64_t)k <= CGS_EXACT_MAX_CELLS) {
+	    (uint64_t)g->n * (uint64_t)k <= max_cells) {
 		*before = malloc(((uint64_t)g->n + 1) * sizeof(**before));
 		if (!*before)
 			return CGS_E_NOMEM;
 		memcpy(*before, colour, g->n * sizeof(*colour));
 	}
 	while (!proven && (int64_t)k > clique && left > 0 &&
-	       (uint64_t)g->n * (uint64_t)k <= CGS_EXACT_MAX_CELLS) {
+	       (uint64_t)g->n * (uint64_t)k <= max_cells) {
 		int found;
 
 		found = cgs_colour_tabu(g, (uint32_t)k - 1, colour, &left);
@@ -155,7 +161,8 @@ int cgs_colour_frames(struct cgs_rank_work *x, struct cgs_error *err)
 				     "building the saved frames' conflicts");
 	rc = colour_kind(&x->frame_conflicts, &x->group_conflicts,
 			 x->group_layers, x->live_saved_frames,
-			 x->opt->colour_budget, x->saved_colour,
+			 x->opt->colour_budget, search_cells(x->opt),
+			 x->saved_colour,
 			 &rp->saved_stats, &x->saved_colour_before,
 			 &x->saved_colours_before);
 	if (rc)
@@ -163,6 +170,7 @@ int cgs_colour_frames(struct cgs_rank_work *x, struct cgs_error *err)
 				     "colouring the saved frames");
 	rc = colour_kind(&x->grad_conflicts, &x->grad_conflicts, NULL,
 			 x->live_grad_frames, x->opt->colour_budget,
+			 search_cells(x->opt),
 			 x->grad_colour, &rp->user_grad_stats,
 			 &x->grad_colour_before, &x->grad_colours_before);
 	if (rc)

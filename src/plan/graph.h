@@ -86,10 +86,11 @@ int cgs_colour_tabu(const struct cgs_graph *g, uint32_t k, uint32_t *colour,
 /*
  * The weight of the heaviest clique found by a bounded branch and bound
  * (greedy-colouring bound); weight may be NULL for 1 per vertex.  The
- * result is at least `known` (a clique the caller already has).  Stops as
- * soon as it reaches `upper` (no clique can be heavier) or after *budget
- * nodes, which it decrements.  Returns the weight or a negative CGS_E_*
- * code.
+ * result is at least `known` (a clique the caller already has) and at
+ * least a greedy clique (vertices by falling degree), which costs no
+ * budget.  Stops as soon as it reaches `upper` (no clique can be
+ * heavier) or after *budget nodes, which it decrements.  Returns the
+ * weight or a negative CGS_E_* code.
  */
 int64_t cgs_clique_max(const struct cgs_graph *g, const uint32_t *weight,
 		       uint64_t known, uint64_t upper, uint64_t *budget);

@@ -269,6 +269,14 @@ static void rank_work_release(struct cgs_rank_work *x)
  * the colouring searches are most of its time.
  */
 #define CGS_FIRST_PASS_COLOUR_SHARE 20u
+/*
+ * The first pass runs the exact and tabu colourings only on graphs of at
+ * most this many frames x colours (unless the options set another limit):
+ * above it (P 32, M 8 and rings of 64 and more, 2 M cells and up; the
+ * bench's family stays under 2^17) they were 60% of the first pass and did
+ * not change which rings it kept.
+ */
+#define CGS_FIRST_PASS_SEARCH_CELLS (1ull << 20)
 
 /* One (rank, ring) to plan, and what came of it. */
 struct trial_work {
@@ -1077,6 +1085,10 @@ static int run_trials(struct cgs_plan *p, struct trial_pool *pool,
 	if (pool->opt->colour_budget > CGS_FIRST_PASS_COLOUR_SHARE)
 		pool->first_fit.colour_budget =
 			pool->opt->colour_budget / CGS_FIRST_PASS_COLOUR_SHARE;
+	pool->first_fit.colour_search_cells =
+		pool->opt->first_pass_search_cells ?
+			pool->opt->first_pass_search_cells :
+			CGS_FIRST_PASS_SEARCH_CELLS;
 	if (pool->opt->explore || pool->n_work <= p->n_ranks ||
 	    (pool->opt->pack_budget == 0 && !pool->map)) {
 		pool_run(pool, run_trial, pool->n_work, 1);

@@ -184,6 +184,16 @@ struct cgs_plan_options {
 	 */
 	uint64_t colour_budget;
 	/*
+	 * The exact and tabu colourings run on graphs of at most this many
+	 * frames x colours; 0 for the planner's own limit (2^24).
+	 */
+	uint64_t colour_search_cells;
+	/*
+	 * The same limit in the ring search's first pass, which only ranks
+	 * the rings; 0 for the planner's own (2^20).
+	 */
+	uint64_t first_pass_search_cells;
+	/*
 	 * Search nodes the packing engine (dsa.h) may spend on each frame
 	 * kind of each rank and ring where first-fit stays above the lower
 	 * bound; 0 leaves first-fit's layout.
