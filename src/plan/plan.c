@@ -567,12 +567,44 @@ static void run_placed(struct trial_pool *pool, uint32_t i)
  * search proposes.  The fewest bytes win, and a map only when it takes
  * strictly fewer bytes than k mod S: otherwise the plan stays as it was.
  */
+/*
+ * The map of look-ahead rule `rule` (ahead.c) tried on the ring, unless
+ * the plan is at its bound already.  *colours (when not NULL) takes the
+ * map's colours, 0 where the rule found none.  With `beat` non-zero the
+ * map is tried only when it takes fewer colours than that; *tried (when
+ * not NULL) says whether it was.
+ */
+static int try_ahead(struct trial_pool *pool, struct trial_work *t,
+		     const struct cgs_rank_work *x, int rule, uint32_t beat,
+		     int first_fit, uint32_t *colours, int *tried)
+{
+	uint32_t *map, rows, used, c = 0;
+	int rc;
+
+	if (tried)
+		*tried = 0;
+	if (t->plan.bytes == t->plan.lower_bound_bytes)
+		return 0;
+	rc = cgs_slot_map_ahead(x, rule, &map, &rows, &used, &c, &t->err);
+	if (colours)
+		*colours = c;
+	if (rc)
+		return rc;
+	if (beat && !(c && c < beat)) {
+		free(map);
+		return 0;
+	}
+	if (tried)
+		*tried = 1;
+	return try_map_on_ring(pool, t, x, map, rows, used, first_fit);
+}
+
 static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 			 struct cgs_rank_work *x, int first_fit)
 {
 	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], map_rows, used, n = 0, i,
 		 ahead_colours = 0;
-	int rule = CGS_AHEAD_FULL;
+	int rule = CGS_AHEAD_FULL, holders = 0;
 	static const int modes[] = {CGS_SLOT_MAP_SHARED, CGS_SLOT_MAP_OWN,
 				    CGS_SLOT_MAP_COLOURS,
 				    CGS_SLOT_MAP_COLOURS_PARITY};
@@ -605,48 +637,30 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 	 * again with gradient parities where the plan needs more than two
 	 * gradient colours
 	 */
-	for (i = 0; rc == 0 && i < 2 &&
-		    t->plan.bytes > t->plan.lower_bound_bytes; i++) {
-		uint32_t *map, colours;
-
-		if (i == 1 && t->plan.user_grad_stats.colours <= 2)
-			break;
-		rc = cgs_slot_map_ahead(x, i ? CGS_AHEAD_TEAMS |
-						       CGS_AHEAD_PARITY :
-					       CGS_AHEAD_TEAMS,
-					&map, &map_rows, &used, &colours,
-					&t->err);
-		if (rc == 0)
-			rc = try_map_on_ring(pool, t, x, map, map_rows, used,
-					     first_fit);
-	}
+	if (rc == 0)
+		rc = try_ahead(pool, t, x, CGS_AHEAD_TEAMS, 0, first_fit,
+			       NULL, NULL);
+	if (rc == 0 && t->plan.user_grad_stats.colours > 2)
+		rc = try_ahead(pool, t, x, CGS_AHEAD_TEAMS | CGS_AHEAD_PARITY,
+			       0, first_fit, NULL, NULL);
 	/*
 	 * the look-ahead map by the first rule, by the second where it
 	 * takes fewer colours, then, where the plan still needs more than
 	 * two gradient colours, the rule with fewer colours again with slots
 	 * keeping a gradient parity
 	 */
-	for (i = 0; rc == 0 && i < 3 &&
-		    t->plan.bytes > t->plan.lower_bound_bytes; i++) {
-		uint32_t *map, colours;
-
-		if (i == 2 && t->plan.user_grad_stats.colours <= 2)
-			break;
-		rc = cgs_slot_map_ahead(x, i == 2 ? rule | CGS_AHEAD_PARITY :
-					i ? CGS_AHEAD_HOLDERS : CGS_AHEAD_FULL,
-					&map, &map_rows, &used, &colours,
-					&t->err);
-		if (rc == 0 && i == 1 && colours &&
-		    (!ahead_colours || colours < ahead_colours))
-			rule = CGS_AHEAD_HOLDERS;
-		if (rc == 0 && i == 1 && rule != CGS_AHEAD_HOLDERS)
-			free(map);
-		else if (rc == 0)
-			rc = try_map_on_ring(pool, t, x, map, map_rows, used,
-					     first_fit);
-		if (!i)
-			ahead_colours = colours;
-	}
+	if (rc == 0)
+		rc = try_ahead(pool, t, x, CGS_AHEAD_FULL, 0, first_fit,
+			       &ahead_colours, NULL);
+	if (rc == 0)
+		rc = try_ahead(pool, t, x, CGS_AHEAD_HOLDERS,
+			       ahead_colours ? ahead_colours : UINT32_MAX,
+			       first_fit, NULL, &holders);
+	if (rc == 0 && holders)
+		rule = CGS_AHEAD_HOLDERS;
+	if (rc == 0 && t->plan.user_grad_stats.colours > 2)
+		rc = try_ahead(pool, t, x, rule | CGS_AHEAD_PARITY, 0,
+			       first_fit, NULL, NULL);
 	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes)
 		rc = try_placed_map(pool, t, x, first_fit);
 	if (rc || t->plan.bytes == t->plan.lower_bound_bytes)
