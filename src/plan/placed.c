@@ -518,6 +518,265 @@ out:
 }
 
 /*
+ * Gradient classes, for a map found without the gradient parity.  Its
+ * slots keep their offsets, but a microbatch may move to another slot
+ * at its slot's offset (the microbatches at one offset of one chunk
+ * never live together): a slot per (chunk, offset, class), where the
+ * class is a colour of the graph of backwards that follow each other in
+ * some order.  With K classes the gradient frames then take at most K
+ * colours.  Each group of microbatches (one chunk, one offset) is first
+ * allowed every class; classes are taken away one at a time while the
+ * graph can still be coloured from what each group allows, in a few
+ * orders, and the fewest slots win.  Only where that graph is a forest,
+ * where a colouring from lists is a pass from the leaves (on the bench's
+ * q40 rank 2 it is one path: every shorter order's neighbours are
+ * neighbours in the longest order's backwards too).  K is 2 where that
+ * fits the ring, else 3: q40 rank 2's map, found at the width that
+ * brings it within 2% only without the parity, splits 68 groups into
+ * 46 slots of its ring of 48 for three gradient colours (five before).
+ */
+#define CLASS_WORK (1u << 25)  /* group classes x items x tries, at most */
+#define CLASS_TRIES 64u
+
+struct classes {
+	uint32_t F, *group, *parent, *bfs;  /* per item; bfs: roots first */
+	uint8_t *allowed, *mask;            /* per group; per item */
+};
+
+/* The classes a parent may take beside a child that may take `m`. */
+static uint8_t classes_beside(uint8_t m, uint8_t all)
+{
+	if (m == 0)
+		return 0;
+	return (m & (m - 1)) ? all : (uint8_t)(all & ~m);
+}
+
+/* Whether every item can take a class its group allows, from the leaves. */
+static int classes_fit(struct classes *cl, uint8_t all)
+{
+	uint32_t j, v;
+
+	for (v = 0; v < cl->F; v++)
+		cl->mask[v] = cl->allowed[cl->group[v]];
+	for (j = cl->F; j-- > 0;) {
+		v = cl->bfs[j];
+		if (!cl->mask[v])
+			return 0;
+		if (cl->parent[v] != NONE)
+			cl->mask[cl->parent[v]] &=
+				classes_beside(cl->mask[v], all);
+	}
+	return 1;
+}
+
+static uint32_t next_random(uint32_t *state)
+{
+	*state ^= *state << 13;
+	*state ^= *state >> 17;
+	*state ^= *state << 5;
+	return *state;
+}
+
+/*
+ * The map's new slots (item_slot[i]) and their number per chunk, where
+ * some K of 2 and 3 fits every chunk in the ring; else *fits 0.
+ */
+static int gradient_classes(struct placed *pl, const struct cgs_rank_plan *rp,
+			    const uint32_t *item_of, uint32_t width,
+			    uint32_t *item_slot, uint32_t *slot_group,
+			    uint32_t *n_slots, int *fits)
+{
+	uint32_t F = pl->F, M = pl->M, S = pl->S, G = M * S, *deg = NULL,
+		 *adj = NULL, *cand = NULL, *best_cl = NULL, *count = NULL,
+		 i, j, c, s, v, head, tail, n_cand, K, try, tries, edges = 0,
+		 state, n, *ordered = NULL, *chunk_order = NULL,
+		 *groups = NULL;
+	uint8_t *best = NULL, *cls = NULL;
+	struct classes cl = {.F = F};
+	int rc = CGS_E_NOMEM, forest = 1;
+
+	*fits = 0;
+	deg = calloc(F + 2, sizeof(*deg));
+	cl.group = calloc(F + 1, sizeof(*cl.group));
+	cl.parent = calloc(F + 1, sizeof(*cl.parent));
+	cl.bfs = calloc(F + 1, sizeof(*cl.bfs));
+	cl.allowed = calloc(G + 1, 1);
+	cl.mask = calloc(F + 1, 1);
+	best = calloc(G + 1, 1);
+	cls = calloc(F + 1, 1);
+	cand = calloc(3 * (uint64_t)G + 1, sizeof(*cand));
+	count = calloc(M + 1, sizeof(*count));
+	best_cl = calloc(G * 3 + 1, sizeof(*best_cl));
+	ordered = calloc(3 * (uint64_t)G + 1, sizeof(*ordered));
+	chunk_order = calloc(M + 1, sizeof(*chunk_order));
+	groups = calloc(M + 1, sizeof(*groups));
+	if (!deg || !cl.group || !cl.parent || !cl.bfs || !cl.allowed ||
+	    !cl.mask || !best || !cls || !cand || !count || !best_cl ||
+	    !ordered || !chunk_order || !groups)
+		goto out;
+	rc = backward_pairs(pl, rp, item_of, width, 0, deg, &adj);
+	if (rc)
+		goto out;
+	/* a group per chunk and offset: its first slot there */
+	for (i = 0; i < F; i++) {
+		c = pl->chunk[i];
+		for (s = 0; pl->pal_pos[c * S + s] !=
+			    pl->pal_pos[c * S + pl->slot[i]]; s++)
+			;
+		cl.group[i] = c * S + s;
+	}
+	/* breadth first from each root; a forest has one edge fewer per tree */
+	for (i = 0; i < F; i++)
+		cl.parent[i] = UINT32_MAX - 1;    /* not reached */
+	for (i = 0, tail = 0; i < F && forest; i++) {
+		uint32_t first = tail, ends = 0;
+
+		if (cl.parent[i] != UINT32_MAX - 1)
+			continue;
+		cl.parent[i] = NONE;
+		cl.bfs[tail++] = i;
+		for (head = first; head < tail; head++) {
+			v = cl.bfs[head];
+			ends += deg[v + 1] - deg[v];
+			for (j = deg[v]; j < deg[v + 1]; j++)
+				if (cl.parent[adj[j]] == UINT32_MAX - 1) {
+					cl.parent[adj[j]] = v;
+					cl.bfs[tail++] = adj[j];
+				}
+		}
+		edges = ends / 2;
+		forest = edges == tail - first - 1;
+	}
+	if (!forest)
+		goto done;
+	/* chunks by their groups, most first (an insertion sort: M is small) */
+	for (i = 0; i < F; i++)
+		cl.allowed[cl.group[i]] = 1;
+	for (v = 0; v < G; v++)
+		groups[v / S] += cl.allowed[v];
+	for (c = 0; c < M; c++) {
+		for (j = c; j > 0 && groups[chunk_order[j - 1]] < groups[c]; j--)
+			chunk_order[j] = chunk_order[j - 1];
+		chunk_order[j] = c;
+	}
+	for (K = 2; K <= 3 && !*fits; K++) {
+		uint8_t all = (uint8_t)((1u << K) - 1);
+		uint32_t best_excess = UINT32_MAX, best_total = UINT32_MAX;
+
+		memset(cl.allowed, 0, G);
+		for (i = 0; i < F; i++)
+			cl.allowed[cl.group[i]] = all;
+		for (n_cand = 0, v = 0; v < G; v++)
+			for (j = 0; cl.allowed[v] && j < K; j++)
+				cand[n_cand++] = v * 3 + j;
+		tries = (uint32_t)(CLASS_WORK / ((uint64_t)n_cand * F + 1));
+		tries = tries < 1 ? 1 : tries > CLASS_TRIES ? CLASS_TRIES :
+			tries;
+		for (try = 0, state = 2463534242u; try < tries; try++) {
+			uint32_t excess = 0, total = 0;
+
+			for (v = 0; v < G; v++)
+				cl.allowed[v] = cl.allowed[v] ? all : 0;
+			/*
+			 * the first try in group order, then shuffled; the
+			 * chunks with the most groups first, where the ring
+			 * is tightest
+			 */
+			for (j = n_cand; try && j > 1; j--) {
+				uint32_t r = next_random(&state) % j, t = cand[j - 1];
+
+				cand[j - 1] = cand[r];
+				cand[r] = t;
+			}
+			for (n = 0, c = 0; c < M; c++)
+				for (j = 0; j < n_cand; j++)
+					if (cand[j] / 3 / S == chunk_order[c])
+						ordered[n++] = cand[j];
+			for (j = 0; j < n_cand; j++) {
+				uint32_t g = ordered[j] / 3;
+				uint8_t b = (uint8_t)(1u << (ordered[j] % 3));
+
+				if (cl.allowed[g] == b)
+					continue;
+				cl.allowed[g] &= (uint8_t)~b;
+				if (!classes_fit(&cl, all))
+					cl.allowed[g] |= b;
+			}
+			memset(count, 0, M * sizeof(*count));
+			for (v = 0; v < G; v++)
+				count[v / S] += (uint32_t)__builtin_popcount(
+					cl.allowed[v]);
+			for (c = 0; c < M; c++) {
+				excess += count[c] > S ? count[c] - S : 0;
+				total += count[c];
+			}
+			if (excess < best_excess ||
+			    (excess == best_excess && total < best_total)) {
+				best_excess = excess;
+				best_total = total;
+				memcpy(best, cl.allowed, G);
+			}
+		}
+		*fits = best_excess == 0;
+	}
+	if (!*fits)
+		goto done;
+	/*
+	 * each item's class: the lowest its subtree and its parent allow
+	 * (every class beside a child of two: the groups' lists limit them)
+	 */
+	memcpy(cl.allowed, best, G);
+	classes_fit(&cl, 7);
+	for (j = 0; j < F; j++) {
+		uint8_t m = cl.mask[v = cl.bfs[j]];
+
+		if (cl.parent[v] != NONE)
+			m &= (uint8_t)~(1u << cls[cl.parent[v]]);
+		cls[v] = (uint8_t)__builtin_ctz(m);
+	}
+	/* backwards that follow each other never share a class */
+	for (v = 0; v < F; v++)
+		for (j = deg[v]; j < deg[v + 1]; j++)
+			if (cls[adj[j]] == cls[v]) {
+				*fits = 0;
+				goto done;
+			}
+	/* slots in the order their first microbatches come */
+	for (v = 0; v < 3 * G; v++)
+		best_cl[v] = NONE;
+	memset(n_slots, 0, M * sizeof(*n_slots));
+	for (i = 0; i < F; i++) {
+		uint32_t *slot = &best_cl[cl.group[i] * 3 + cls[i]];
+
+		c = pl->chunk[i];
+		if (*slot == NONE) {
+			*slot = n_slots[c]++;
+			slot_group[c * S + *slot] = cl.group[i] % S;
+		}
+		item_slot[i] = *slot;
+	}
+done:
+	rc = 0;
+out:
+	free(deg);
+	free(adj);
+	free(cl.group);
+	free(cl.parent);
+	free(cl.bfs);
+	free(cl.allowed);
+	free(cl.mask);
+	free(best);
+	free(cls);
+	free(cand);
+	free(count);
+	free(best_cl);
+	free(ordered);
+	free(chunk_order);
+	free(groups);
+	return rc;
+}
+
+/*
  * The guide: the longest order's forwards packed as intervals, without
  * slots, by the packing engine, stopping at the first height within W
  * (else the lowest it found within its nodes: *height).  Where its offsets
@@ -604,9 +863,60 @@ out:
 	return rc;
 }
 
+/* The map with gradient classes (cls), where they fit the ring. */
+static int placed_classes(struct placed *pl, const struct cgs_rank_plan *rp,
+			  const uint32_t *item_of, uint32_t width,
+			  uint64_t grain, struct cgs_placed_classes *cls)
+{
+	uint32_t R = rp->n_reachable, M = pl->M, S = pl->S, o, c, k, s,
+		 *item_slot = calloc(pl->F + 1, sizeof(*item_slot)),
+		 *slot_group = calloc((uint64_t)M * S + 1, sizeof(*slot_group)),
+		 *n_slots = calloc(M + 1, sizeof(*n_slots)), *out = NULL;
+	uint64_t cells = (uint64_t)R * M * width, *offs = NULL;
+	int rc = CGS_E_NOMEM, fits = 0;
+
+	if (!item_slot || !slot_group || !n_slots)
+		goto out;
+	rc = gradient_classes(pl, rp, item_of, width, item_slot, slot_group,
+			      n_slots, &fits);
+	if (rc || !fits)
+		goto out;
+	rc = CGS_E_NOMEM;
+	out = malloc((cells + 1) * sizeof(*out));
+	offs = calloc((uint64_t)M * S + 1, sizeof(*offs));
+	if (!out || !offs)
+		goto out;
+	for (o = 0; o < R; o++)
+		for (c = 0; c < M; c++)
+			for (k = 0; k < width; k++)
+				out[((uint64_t)o * M + c) * width + k] =
+					k < rp->reachable[o] ?
+					item_slot[item_of[c * width + k]] : 0;
+	for (c = 0; c < M; c++) {
+		for (s = 0; s < n_slots[c]; s++)
+			offs[c * S + s] = (uint64_t)pl->pal_pos[
+				c * S + slot_group[c * S + s]] * grain;
+		if (n_slots[c] > cls->used)
+			cls->used = n_slots[c];
+	}
+	cls->map = out;
+	cls->slot_offset = offs;
+	out = NULL;
+	offs = NULL;
+	rc = 0;
+out:
+	free(item_slot);
+	free(slot_group);
+	free(n_slots);
+	free(out);
+	free(offs);
+	return rc;
+}
+
 int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 			uint32_t **map, uint32_t *rows, uint32_t *used,
-			uint64_t **slot_offset, struct cgs_error *err)
+			uint64_t **slot_offset, struct cgs_placed_classes *cls,
+			struct cgs_error *err)
 {
 	const struct cgs_rank_plan *rp = x->rp;
 	struct placed pl = {.M = x->chunks, .S = x->slots};
@@ -624,6 +934,8 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	*slot_offset = NULL;
 	*rows = 0;
 	*used = 0;
+	if (cls)
+		memset(cls, 0, sizeof(*cls));
 	if (!unit || !size)
 		goto fail;
 	for (c = 0; c < M; c++) {
@@ -786,6 +1098,10 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	out = NULL;
 	offs = NULL;
 	rc = 0;
+	if (cls && !pl.use_par)
+		rc = placed_classes(&pl, rp, item_of, width, grain, cls);
+	if (rc)
+		goto fail;
 out:
 	placed_release(&pl);
 	free(unit);

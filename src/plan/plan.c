@@ -316,6 +316,7 @@ struct rank_orders_work {
 struct placed_work {
 	uint32_t *map, rows, used, slots;
 	uint64_t *slot_offset;       /* [c * slots + s] */
+	struct cgs_placed_classes cls;   /* the same, by gradient classes */
 	struct cgs_error err;
 	int rc;
 };
@@ -491,23 +492,24 @@ static int try_map_on_ring(struct trial_pool *pool, struct trial_work *t,
 }
 
 /*
- * The ring's plan with the rank's placed map (placed.c), its slots at the
- * offsets it found, when it takes strictly fewer bytes: on the smallest
- * ring of the search that holds its slots, which captures the fewest
- * graphs.
+ * The ring's plan with a placed map (placed.c), its slots at the offsets
+ * it found (slot_offset[c * pw->slots + s]), when it takes strictly
+ * fewer bytes: on the smallest ring of the search that holds its slots,
+ * which captures the fewest graphs.
  */
-static int try_placed_map(struct trial_pool *pool, struct trial_work *t,
-			  const struct cgs_rank_work *x, int first_fit)
+static int try_placed(struct trial_pool *pool, struct trial_work *t,
+		      const struct cgs_rank_work *x,
+		      const struct placed_work *pw, const uint32_t *placed,
+		      uint32_t used, const uint64_t *slot_offset,
+		      int first_fit)
 {
-	const struct placed_work *pw = &pool->placed[t->rank_index];
 	uint32_t S = x->slots, c, s, *map;
 	uint64_t *hint;
 	int rc;
 
-	if (!pw->map ||
-	    S != (pw->used > t->lowest_ring ? pw->used : t->lowest_ring))
+	if (!placed || S != (used > t->lowest_ring ? used : t->lowest_ring))
 		return 0;
-	map = slot_map_copy(&t->plan, pw->map, pw->rows);
+	map = slot_map_copy(&t->plan, placed, pw->rows);
 	hint = calloc((uint64_t)x->chunks * S + 1, sizeof(*hint));
 	if (!map || !hint) {
 		free(map);
@@ -516,12 +518,26 @@ static int try_placed_map(struct trial_pool *pool, struct trial_work *t,
 				     "out of memory for a slot map");
 	}
 	for (c = 0; c < x->chunks; c++)
-		for (s = 0; s < pw->used; s++)
-			hint[c * S + s] = pw->slot_offset[c * pw->slots + s];
+		for (s = 0; s < used; s++)
+			hint[c * S + s] = slot_offset[c * pw->slots + s];
 	t->hint = hint;
 	rc = try_map(pool, t, map, pw->rows, first_fit);
 	t->hint = NULL;
 	free(hint);
+	return rc;
+}
+
+/* The rank's placed map, then the same by gradient classes. */
+static int try_placed_map(struct trial_pool *pool, struct trial_work *t,
+			  const struct cgs_rank_work *x, int first_fit)
+{
+	const struct placed_work *pw = &pool->placed[t->rank_index];
+	int rc = try_placed(pool, t, x, pw, pw->map, pw->used,
+			    pw->slot_offset, first_fit);
+
+	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes)
+		rc = try_placed(pool, t, x, pw, pw->cls.map, pw->cls.used,
+				pw->cls.slot_offset, first_fit);
 	return rc;
 }
 
@@ -552,7 +568,8 @@ static void run_placed(struct trial_pool *pool, uint32_t i)
 	if (pw->rc == 0)
 		pw->rc = cgs_slot_map_placed(&x, rp.slots > lowest, &pw->map,
 					     &pw->rows, &pw->used,
-					     &pw->slot_offset, &pw->err);
+					     &pw->slot_offset, &pw->cls,
+					     &pw->err);
 	pw->slots = rp.slots;
 	rank_work_release(&x);
 	rank_outputs_release(&rp);
@@ -1175,6 +1192,8 @@ static void trials_release(struct trial_pool *pool)
 	for (i = 0; pool->placed && i < pool->p->n_ranks; i++) {
 		free(pool->placed[i].map);
 		free(pool->placed[i].slot_offset);
+		free(pool->placed[i].cls.map);
+		free(pool->placed[i].cls.slot_offset);
 	}
 	free(pool->placed);
 	pool->placed = NULL;

@@ -217,11 +217,20 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
  * finds none within its search budget.  guided: also follow a packing
  * of the order without slots, and climb to 5% by a ladder of widths
  * rather than by halves (their time pays only where the ring has slots
- * to spare).
+ * to spare).  Where the map was found without the gradient parity, *cls
+ * (when not NULL) takes the same layout with its slots split by gradient
+ * classes (placed.c, gradient_classes), so that the gradient frames take
+ * two or three colours, where that fits the ring; cls->map NULL
+ * otherwise.
  */
+struct cgs_placed_classes {
+	uint32_t *map, used;          /* rows and stride as the placed map's */
+	uint64_t *slot_offset;
+};
 int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 			uint32_t **map, uint32_t *rows, uint32_t *used,
-			uint64_t **slot_offset, struct cgs_error *err);
+			uint64_t **slot_offset, struct cgs_placed_classes *cls,
+			struct cgs_error *err);
 
 /*
  * ahead.c: where more microbatches are in flight than the ring holds,
