@@ -169,6 +169,7 @@ int main(void)
 	rc |= run_schedule("testdata/valid/explicit-orders/schedule.json");
 	rc |= run_schedule("testdata/valid/slot-map/schedule.yaml");
 	rc |= run_schedule("testdata/valid/placed-map/schedule.yaml");
+	rc |= run_schedule("testdata/valid/placed-classes/schedule.yaml");
 	free(clean_manifest);
 	return rc;
 }

@@ -537,6 +537,7 @@ out:
  */
 #define CLASS_WORK (1u << 25)  /* group classes x items x tries, at most */
 #define CLASS_TRIES 64u
+#define UNREACHED (NONE - 1)   /* an item the breadth-first walk has not met */
 
 struct classes {
 	uint32_t F, *group, *parent, *bfs;  /* per item; bfs: roots first */
@@ -588,8 +589,7 @@ static int gradient_classes(struct placed *pl, const struct cgs_rank_plan *rp,
 {
 	uint32_t F = pl->F, M = pl->M, S = pl->S, G = M * S, *deg = NULL,
 		 *adj = NULL, *cand = NULL, *best_cl = NULL, *count = NULL,
-		 i, j, c, s, v, head, tail, n_cand, K, try, tries, edges = 0,
-		 state, n, *ordered = NULL, *chunk_order = NULL,
+		 i, j, c, s, v, head, tail, n_cand, K, try, tries, state, n, *ordered = NULL, *chunk_order = NULL,
 		 *groups = NULL;
 	uint8_t *best = NULL, *cls = NULL;
 	struct classes cl = {.F = F};
@@ -627,11 +627,11 @@ static int gradient_classes(struct placed *pl, const struct cgs_rank_plan *rp,
 	}
 	/* breadth first from each root; a forest has one edge fewer per tree */
 	for (i = 0; i < F; i++)
-		cl.parent[i] = UINT32_MAX - 1;    /* not reached */
+		cl.parent[i] = UNREACHED;
 	for (i = 0, tail = 0; i < F && forest; i++) {
 		uint32_t first = tail, ends = 0;
 
-		if (cl.parent[i] != UINT32_MAX - 1)
+		if (cl.parent[i] != UNREACHED)
 			continue;
 		cl.parent[i] = NONE;
 		cl.bfs[tail++] = i;
@@ -639,13 +639,12 @@ static int gradient_classes(struct placed *pl, const struct cgs_rank_plan *rp,
 			v = cl.bfs[head];
 			ends += deg[v + 1] - deg[v];
 			for (j = deg[v]; j < deg[v + 1]; j++)
-				if (cl.parent[adj[j]] == UINT32_MAX - 1) {
+				if (cl.parent[adj[j]] == UNREACHED) {
 					cl.parent[adj[j]] = v;
 					cl.bfs[tail++] = adj[j];
 				}
 		}
-		edges = ends / 2;
-		forest = edges == tail - first - 1;
+		forest = ends / 2 == tail - first - 1;
 	}
 	if (!forest)
 		goto done;
