@@ -588,10 +588,10 @@ static int gradient_classes(struct placed *pl, const struct cgs_rank_plan *rp,
 			    uint32_t *n_slots, int *fits)
 {
 	uint32_t F = pl->F, M = pl->M, S = pl->S, G = M * S, *deg = NULL,
-		 *adj = NULL, *cand = NULL, *best_cl = NULL, *count = NULL,
-		 i, j, c, s, v, head, tail, n_cand, K, try, tries, state, n, *ordered = NULL, *chunk_order = NULL,
-		 *groups = NULL;
-	uint8_t *best = NULL, *cls = NULL;
+		 *adj = NULL, *cand = NULL, *class_slot = NULL, *count = NULL,
+		 i, j, c, s, v, head, tail, n_cand, K, try, tries, state, n,
+		 *ordered = NULL, *chunk_order = NULL, *groups = NULL;
+	uint8_t *best = NULL, *item_class = NULL;
 	struct classes cl = {.F = F};
 	int rc = CGS_E_NOMEM, forest = 1;
 
@@ -603,16 +603,16 @@ static int gradient_classes(struct placed *pl, const struct cgs_rank_plan *rp,
 	cl.allowed = calloc(G + 1, 1);
 	cl.mask = calloc(F + 1, 1);
 	best = calloc(G + 1, 1);
-	cls = calloc(F + 1, 1);
+	item_class = calloc(F + 1, 1);
 	cand = calloc(3 * (uint64_t)G + 1, sizeof(*cand));
 	count = calloc(M + 1, sizeof(*count));
-	best_cl = calloc(G * 3 + 1, sizeof(*best_cl));
+	class_slot = calloc(G * 3 + 1, sizeof(*class_slot));
 	ordered = calloc(3 * (uint64_t)G + 1, sizeof(*ordered));
 	chunk_order = calloc(M + 1, sizeof(*chunk_order));
 	groups = calloc(M + 1, sizeof(*groups));
 	if (!deg || !cl.group || !cl.parent || !cl.bfs || !cl.allowed ||
-	    !cl.mask || !best || !cls || !cand || !count || !best_cl ||
-	    !ordered || !chunk_order || !groups)
+	    !cl.mask || !best || !item_class || !cand || !count ||
+	    !class_slot || !ordered || !chunk_order || !groups)
 		goto out;
 	rc = backward_pairs(pl, rp, item_of, width, 0, deg, &adj);
 	if (rc)
@@ -730,22 +730,22 @@ static int gradient_classes(struct placed *pl, const struct cgs_rank_plan *rp,
 		uint8_t m = cl.mask[v = cl.bfs[j]];
 
 		if (cl.parent[v] != NONE)
-			m &= (uint8_t)~(1u << cls[cl.parent[v]]);
-		cls[v] = (uint8_t)__builtin_ctz(m);
+			m &= (uint8_t)~(1u << item_class[cl.parent[v]]);
+		item_class[v] = (uint8_t)__builtin_ctz(m);
 	}
 	/* backwards that follow each other never share a class */
 	for (v = 0; v < F; v++)
 		for (j = deg[v]; j < deg[v + 1]; j++)
-			if (cls[adj[j]] == cls[v]) {
+			if (item_class[adj[j]] == item_class[v]) {
 				*fits = 0;
 				goto done;
 			}
 	/* slots in the order their first microbatches come */
 	for (v = 0; v < 3 * G; v++)
-		best_cl[v] = NONE;
+		class_slot[v] = NONE;
 	memset(n_slots, 0, M * sizeof(*n_slots));
 	for (i = 0; i < F; i++) {
-		uint32_t *slot = &best_cl[cl.group[i] * 3 + cls[i]];
+		uint32_t *slot = &class_slot[cl.group[i] * 3 + item_class[i]];
 
 		c = pl->chunk[i];
 		if (*slot == NONE) {
@@ -765,10 +765,10 @@ out:
 	free(cl.allowed);
 	free(cl.mask);
 	free(best);
-	free(cls);
+	free(item_class);
 	free(cand);
 	free(count);
-	free(best_cl);
+	free(class_slot);
 	free(ordered);
 	free(chunk_order);
 	free(groups);
