@@ -1,0 +1,93 @@
+#!/usr/bin/env python3
+"""tools/prove-bound proves only what holds, and rules out no valid plan.
+
+On testdata/valid/prove-bound (P 4, M 4, 2 layers, L 16, frames of one
+size, a ring of 8):
+  - ranks 0 and 1 are proven out of 5% of their bound on rings of at most
+    8 slots, and the planner's own plans of them are indeed above 5% (a
+    proof that a plan beat would be wrong);
+  - within 25% the longest order is satisfiable (the question can answer
+    yes);
+  - --check pins the compiled plan's slots and offsets, with k mod S and
+    with slot maps per chunk on rings to 16: every rank satisfiable (an
+    encoding that ruled out a valid plan would fail here).
+Skips (77) without cadical.  Run by meson (suite cli) with $CGSLOT and
+$CGS_SOURCE_ROOT.
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+ROOT = os.environ.get("CGS_SOURCE_ROOT") or os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))
+TOOL = os.path.join(ROOT, "tools", "prove-bound")
+SCHEDULE = os.path.join(ROOT, "testdata", "valid", "prove-bound",
+                        "schedule.yaml")
+CGSLOT = os.environ.get("CGSLOT", "cgslot")
+failures = 0
+
+
+def run(*args, schedule=SCHEDULE):
+    p = subprocess.run([sys.executable, TOOL] + list(args) + [schedule],
+                       capture_output=True, text=True,
+                       env=dict(os.environ, CGSLOT=CGSLOT))
+    if p.returncode not in (0, 1):
+        print(p.stdout + p.stderr)
+        raise SystemExit("prove-bound exited %d" % p.returncode)
+    return p.stdout.splitlines()
+
+
+def expect(lines, n, word):
+    global failures
+    got = [ln for ln in lines if ("): " + word) in ln or
+           (": " + word) in ln]
+    for ln in lines:
+        print(ln)
+    if len(lines) != n or len(got) != n:
+        print("FAIL: expected %d lines saying '%s'" % (n, word))
+        failures += 1
+
+
+def main():
+    global failures
+    if not shutil.which("cadical"):
+        print("SKIP: cadical is not installed")
+        return 77
+    expect(run("--within", "5", "--rank", "0", "--rank", "1"), 2,
+           "unsatisfiable")
+    plan = json.loads(subprocess.run(
+        [CGSLOT, "plan", "-q", "--format", "json", SCHEDULE],
+        capture_output=True, text=True, check=True).stdout)
+    for r in plan["ranks"][:2]:
+        ratio = r["bytes"] / r["lower_bound_bytes"]
+        print("rank %d planned at %.4f x its bound" % (r["rank"], ratio))
+        if ratio <= 1.05:
+            print("FAIL: a plan within 5%% of a bound proven out of reach")
+            failures += 1
+    expect(run("--within", "25", "--rank", "0"), 1, "satisfiable")
+    expect(run("--check"), 4, "satisfiable")
+    with open(SCHEDULE) as f:
+        text = f.read().replace(
+            "slots: {map: true}", "slots: {max: 16, per_rank: true, "
+            "map: true}")
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml") as t:
+        t.write(text)
+        t.flush()
+        plan = json.loads(subprocess.run(
+            [CGSLOT, "plan", "-q", "--format", "json", t.name],
+            capture_output=True, text=True, check=True).stdout)
+        maps = sum(1 for r in plan["ranks"] if r.get("slot_map"))
+        print("%d ranks on slot maps" % maps)
+        if maps == 0:
+            print("FAIL: no rank on a slot map to check")
+            failures += 1
+        expect(run("--check", schedule=t.name), 4, "satisfiable")
+    print("%d failures" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
