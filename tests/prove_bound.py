@@ -11,6 +11,10 @@ size, a ring of 8):
     with k mod S and with slot maps on rings to 16: every rank
     satisfiable (an encoding that ruled out a valid plan would fail
     here), and so with the longest order alone.
+On testdata/valid/placed-classes (frames of two sizes, 9 grains at the
+bound): 9 grains are proven out of reach on rings of 4 (where the
+planner takes 10) and not ruled out on rings of 6 (where it takes 9),
+and --check admits its plan.
 Skips (77) without cadical.  Run by meson (suite cli) with $CGSLOT and
 $CGS_SOURCE_ROOT.
 """
@@ -87,6 +91,24 @@ def main():
         expect(run("--check", schedule=t.name), 4, "satisfiable")
         expect(run("--check", "--longest", schedule=t.name), 4,
                "satisfiable")
+    mixed = os.path.join(ROOT, "testdata", "valid", "placed-classes",
+                         "schedule.yaml")
+    expect(run("--within", "1", "--slots", "4", schedule=mixed), 1,
+           "unsatisfiable")
+    for ring, beyond in ((4, True), (6, False)):
+        r = json.loads(subprocess.run(
+            [CGSLOT, "plan", "-q", "--format", "json", "--max-slots",
+             str(ring), mixed], capture_output=True, text=True,
+            check=True).stdout)["ranks"][0]
+        ratio = r["bytes"] / r["lower_bound_bytes"]
+        print("rings to %d: planned at %.4f x the bound" % (ring, ratio))
+        if (ratio > 1.01) != beyond:
+            print("FAIL: the plan %s 1%%" % ("within" if beyond else
+                                            "beyond"))
+            failures += 1
+    expect(run("--within", "1", "--slots", "6", schedule=mixed), 1,
+           "satisfiable")
+    expect(run("--check", schedule=mixed), 1, "satisfiable")
     print("%d failures" % failures)
     return 1 if failures else 0
 
