@@ -889,15 +889,16 @@ uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp)
 }
 
 /*
- * The slot of chunk c for the forward at entry e of order o, with slots
- * standing for colours shared by the chunks: colour_of[c * S + s] is slot
- * s's colour (set the first time the slot is taken), held[g] how many
- * microbatches live now hold colour g.  The slot `barred` (S for none)
- * holds the gradient frame still being sent when the next backward is
- * chunk c's.  Prefer a slot whose colour is free and below `peak`, the
- * lowest colour first; else give an unused slot the lowest free colour;
- * else any safe slot (two microbatches then share a colour, and the
- * colouring takes more than the peak).  S when no slot is safe.
+ * The slot of chunk c for a forward, with slots standing for colours
+ * shared by the chunks: free_bits (S bits) the slots of c no live
+ * microbatch holds, colour_of[c * S + s] slot s's colour (set the first
+ * time the slot is taken), held[g] how many microbatches live now hold
+ * colour g.  The slot `barred` (S for none) holds the gradient frame
+ * still being sent, and the next backward is chunk c's.  Prefer a slot
+ * whose colour is free and below `peak`, the lowest colour first; else
+ * give an unused slot the lowest free colour; else any safe slot (two
+ * microbatches then share a colour, and the colouring takes more than
+ * the peak).  S when no slot is safe.
  *
  * With `parity` (the parity map), parity[c * S + s] is slot s's
  * gradient parity (2 while unset) and `want` the parity this microbatch
@@ -905,40 +906,40 @@ uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp)
  * one whose parity is unset or wanted comes first; when there is none,
  * an unused slot takes the lowest free colour.
  */
-static uint32_t colour_slot(const struct cgs_rank_plan *rp, uint32_t o,
-			    uint64_t e, uint32_t c, uint32_t S,
-			    uint32_t colours, uint32_t peak,
-			    const uint32_t *holder, uint32_t *colour_of,
-			    const uint32_t *held, uint32_t barred,
-			    const uint8_t *parity, unsigned want)
+static uint32_t colour_slot(uint32_t c, uint32_t S, uint32_t colours,
+			    uint32_t peak, const uint64_t *free_bits,
+			    uint32_t *colour_of, const uint32_t *held,
+			    uint32_t barred, const uint8_t *parity,
+			    unsigned want)
 {
-	uint32_t s, g, best = S, best_g = CGS_PLAN_NEVER, fresh = S,
+	uint32_t s, g, w, best = S, best_g = CGS_PLAN_NEVER, fresh = S,
 		 safe = S;
 	int best_bad = 0;
 
-	if (barred < S && !cgs_next_backward_is(rp, o, e + 1, c))
-		barred = S;
-	for (s = 0; s < S; s++) {
-		int bad = parity && parity[c * S + s] < 2 && want < 2 &&
-			  parity[c * S + s] != want;
+	for (w = 0; w < (S + 63) / 64; w++)
+		for (uint64_t b = free_bits[w]; b; b &= b - 1) {
+			int bad;
 
-		if (holder[c * S + s] != CGS_PLAN_NEVER || s == barred)
-			continue;
-		if (safe == S)
-			safe = s;
-		g = colour_of[c * S + s];
-		if (g == CGS_PLAN_NEVER) {
-			if (fresh == S)
-				fresh = s;
-		} else if (!held[g] &&
-			   (best == S || g < best_g ||
-			    /* the lowest colour, then the parity */
-			    (g == best_g && best_bad && !bad))) {
-			best = s;
-			best_g = g;
-			best_bad = bad;
+			s = w * 64 + (uint32_t)__builtin_ctzll(b);
+			if (s == barred)
+				continue;
+			bad = parity && parity[c * S + s] < 2 && want < 2 &&
+			      parity[c * S + s] != want;
+			if (safe == S)
+				safe = s;
+			g = colour_of[c * S + s];
+			if (g == CGS_PLAN_NEVER) {
+				if (fresh == S)
+					fresh = s;
+			} else if (!held[g] &&
+				   (best == S || g < best_g ||
+				    /* the lowest colour, then the parity */
+				    (g == best_g && best_bad && !bad))) {
+				best = s;
+				best_g = g;
+				best_bad = bad;
+			}
 		}
-	}
 	if ((best == S || best_g >= peak || best_bad) && fresh < S) {
 		for (g = 0; g < colours && held[g]; g++)
 			;
@@ -948,6 +949,34 @@ static uint32_t colour_slot(const struct cgs_rank_plan *rp, uint32_t o,
 		}
 	}
 	return best < S ? best : safe;
+}
+
+/*
+ * The lowest slot of S set in free_bits and, where `also` is not NULL, in
+ * `also` too, other than `barred`; S when there is none.
+ */
+static uint32_t lowest_slot(const uint64_t *free_bits, const uint64_t *also,
+			    uint32_t S, uint32_t barred)
+{
+	uint32_t w;
+
+	for (w = 0; w < (S + 63) / 64; w++) {
+		uint64_t b = free_bits[w] & (also ? also[w] : ~0ull);
+
+		if (barred / 64 == w)
+			b &= ~(1ull << (barred % 64));
+		if (b)
+			return w * 64 + (uint32_t)__builtin_ctzll(b);
+	}
+	return S;
+}
+
+/* Move slot s from row `from` of `rows` (W words a row) to row `to`. */
+static void move_slot(uint64_t *rows, uint32_t W, uint32_t s, uint32_t from,
+		      uint32_t to)
+{
+	rows[(uint64_t)from * W + s / 64] &= ~(1ull << (s % 64));
+	rows[(uint64_t)to * W + s / 64] |= 1ull << (s % 64);
 }
 
 /*
@@ -983,11 +1012,18 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 	uint32_t S = x->slots, M = x->chunks, o, c, k, s, best;
 	uint64_t width = rp->reachable[rp->n_reachable - 1],
 		 cells = (uint64_t)rp->n_reachable * M * width, e;
-	uint32_t *out = NULL, *holder = NULL, *forwards = NULL,
-		 *backwards = NULL, *in_flight = NULL, *users = NULL,
-		 *colour_of = NULL, *held = NULL, *bpos = NULL;
+	uint32_t *out = NULL, *forwards = NULL, *backwards = NULL,
+		 *in_flight = NULL, *users = NULL, *colour_of = NULL,
+		 *held = NULL, *bpos = NULL;
+	/*
+	 * free_bits[c * W + w]: the slots of chunk c no live microbatch
+	 * holds; by_users[u * W + w]: the slots that u live microbatches of
+	 * all chunks hold (users[s] == u, at most M); bit s % 64 of word
+	 * s / 64, S bits a row
+	 */
+	uint64_t *free_bits = NULL, *by_users = NULL;
 	uint8_t *parity = NULL;
-	uint32_t colours = S * M, peak = 0, oi;
+	uint32_t colours = S * M, peak = 0, oi, W = (S + 63) / 64, w;
 	int modulo = 1, alike = 1, rc = 0;
 	int by_colour = mode == CGS_SLOT_MAP_COLOURS ||
 			mode == CGS_SLOT_MAP_COLOURS_PARITY;
@@ -998,7 +1034,8 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 	if (cells > CGS_SLOT_MAP_MAX_CELLS)
 		return 0;
 	out = calloc(cells + 1, sizeof(*out));
-	holder = calloc((uint64_t)S * M + 1, sizeof(*holder));
+	free_bits = malloc(((uint64_t)W * M + 1) * sizeof(*free_bits));
+	by_users = calloc((uint64_t)W * (M + 1) + 1, sizeof(*by_users));
 	forwards = calloc(M, sizeof(*forwards));
 	backwards = calloc(M, sizeof(*backwards));
 	in_flight = calloc(M, sizeof(*in_flight));
@@ -1009,8 +1046,8 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 		bpos = malloc((M * width + 1) * sizeof(*bpos));
 		parity = malloc((uint64_t)S * M + 1);
 	}
-	if (!out || !holder || !forwards || !backwards || !in_flight ||
-	    !users || !colour_of || !held ||
+	if (!out || !free_bits || !by_users || !forwards || !backwards ||
+	    !in_flight || !users || !colour_of || !held ||
 	    (mode == CGS_SLOT_MAP_COLOURS_PARITY &&
 	     (!bpos || !parity))) {
 		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
@@ -1041,38 +1078,54 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 		memset(backwards, 0, M * sizeof(*backwards));
 		memset(in_flight, 0, M * sizeof(*in_flight));
 		memset(users, 0, S * sizeof(*users));
-		for (s = 0; s < S * M; s++)
-			holder[s] = CGS_PLAN_NEVER;
+		memset(by_users, 0, (uint64_t)W * (M + 1) * sizeof(*by_users));
+		for (w = 0; w < W; w++)
+			by_users[w] = w + 1 < W || S % 64 == 0 ? ~0ull :
+				      (1ull << (S % 64)) - 1;
+		for (c = 0; c < M; c++)
+			memcpy(free_bits + (uint64_t)c * W, by_users,
+			       W * sizeof(*by_users));
 		for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
 			int32_t id = rp->order_entries[e];
-			uint32_t *row;
+			uint32_t *row, barred;
+			uint64_t *mine;
 
 			c = (uint32_t)(id < 0 ? -(int64_t)id : id) - 1;
 			row = out + ((uint64_t)o * M + c) * width;
+			mine = free_bits + (uint64_t)c * W;
 			if (id < 0) {
 				k = backwards[c]++;
-				holder[c * S + row[k]] = CGS_PLAN_NEVER;
-				if (by_colour)
-					held[colour_of[c * S + row[k]]]--;
-				else
-					users[row[k]]--;
+				s = row[k];
+				mine[s / 64] |= 1ull << (s % 64);
+				if (by_colour) {
+					held[colour_of[c * S + s]]--;
+				} else {
+					move_slot(by_users, W, s, users[s],
+						  users[s] - 1);
+					users[s]--;
+				}
 				in_flight[c]--;
 				pending_c = c;
 				pending_s = row[k];
 				continue;
 			}
 			k = forwards[c]++;
+			/*
+			 * the slot just freed holds the gradient frame being
+			 * sent: barred when it is c's only one and the next
+			 * backward is c's
+			 */
+			barred = pending_c == c && in_flight[c] == 0 &&
+				 cgs_next_backward_is(rp, o, e + 1, c) ?
+				 pending_s : S;
 			if (by_colour) {
 				uint32_t pos = parity ? bpos[c * width + k] : 0;
 				unsigned want = flip < 0 ? 2 :
 						(pos ^ (uint32_t)flip) & 1;
 
-				best = colour_slot(rp, o, e, c, S, colours,
-						   peak, holder, colour_of,
-						   held, pending_c == c &&
-						   in_flight[c] == 0 ?
-						   pending_s : S, parity,
-						   want);
+				best = colour_slot(c, S, colours, peak, mine,
+						   colour_of, held, barred,
+						   parity, want);
 				if (best == S)
 					goto out;
 				s = best;
@@ -1084,36 +1137,29 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 				row[k] = s;
 				if (s >= *used)
 					*used = s + 1;
-				holder[c * S + s] = k;
+				mine[s / 64] &= ~(1ull << (s % 64));
 				held[colour_of[c * S + s]]++;
 				in_flight[c]++;
 				continue;
 			}
-			best = S;
-			for (s = 0; s < S; s++) {
-				if (holder[c * S + s] != CGS_PLAN_NEVER)
-					continue;
-				if (pending_c == c && pending_s == s &&
-				    in_flight[c] == 0 &&
-				    cgs_next_backward_is(rp, o, e + 1, c))
-					continue;
-				if (mode == CGS_SLOT_MAP_OWN) {
-					best = s;
-					break;
-				}
-				/* fewest other chunks' microbatches on it */
-				if (best == S || users[s] < users[best])
-					best = s;
-				if (users[s] == 0)
-					break;
-			}
+			/*
+			 * the lowest safe slot; sharing slots, the lowest of
+			 * those the fewest other chunks' microbatches hold
+			 */
+			if (mode == CGS_SLOT_MAP_OWN)
+				best = lowest_slot(mine, NULL, S, barred);
+			else
+				for (best = S, w = 0; best == S && w <= M; w++)
+					best = lowest_slot(mine, by_users + w * W,
+							   S, barred);
 			if (best == S)
 				goto out;   /* no safe slot: no map */
 			s = best;
 			row[k] = s;
 			if (s >= *used)
 				*used = s + 1;
-			holder[c * S + s] = k;
+			mine[s / 64] &= ~(1ull << (s % 64));
+			move_slot(by_users, W, s, users[s], users[s] + 1);
 			users[s]++;
 			in_flight[c]++;
 		}
@@ -1140,7 +1186,8 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 	out = NULL;
 out:
 	free(out);
-	free(holder);
+	free(free_bits);
+	free(by_users);
 	free(forwards);
 	free(backwards);
 	free(in_flight);
