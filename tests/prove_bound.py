@@ -21,9 +21,11 @@ $CGS_SOURCE_ROOT.
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.environ.get("CGS_SOURCE_ROOT") or os.path.dirname(
     os.path.dirname(os.path.abspath(__file__)))
@@ -52,6 +54,98 @@ def expect(lines, n, word):
     if len(lines) != n or len(got) != n:
         print("FAIL: expected %d lines saying '%s'" % (n, word))
         failures += 1
+
+
+def one_layer(text):
+    """The same pipeline with one layer a chunk, where the tool asks for
+    colours and only counts slots (text: the schedule, on rings to 16
+    with maps): every rank proven out of 5% on its ring of 8, and
+    planned above 5% there; 25% satisfiable; every plan, k mod S and on
+    maps, admitted."""
+    global failures
+    with tempfile.TemporaryDirectory() as tmp:
+        maps = os.path.join(tmp, "maps.yaml")
+        ring = os.path.join(tmp, "ring.yaml")
+        text = text.replace("layers_per_chunk: 2", "layers_per_chunk: 1")
+        with open(maps, "w") as f:
+            f.write(text)
+        with open(ring, "w") as f:
+            f.write(text.replace("slots: {max: 16, per_rank: true, ",
+                                 "slots: {"))
+        expect(run("--within", "5", schedule=ring), 4, "unsatisfiable")
+        for path, need in ((ring, 0), (maps, 1)):
+            plan = json.loads(subprocess.run(
+                [CGSLOT, "plan", "-q", "--format", "json", path],
+                capture_output=True, text=True, check=True).stdout)
+            ratios = [r["bytes"] / r["lower_bound_bytes"]
+                      for r in plan["ranks"]]
+            on_maps = sum(1 for r in plan["ranks"] if r.get("slot_map"))
+            print("one layer: planned at %s x the bounds, %d ranks on "
+                  "slot maps" % (" ".join("%.4f" % x for x in ratios),
+                                 on_maps))
+            if path == ring and min(ratios) <= 1.05:
+                print("FAIL: a plan within 5% of a bound proven out of "
+                      "reach")
+                failures += 1
+            if on_maps < need:
+                print("FAIL: no rank on a slot map to check")
+                failures += 1
+            expect(run("--check", schedule=path), 4, "satisfiable")
+        expect(run("--within", "25", "--rank", "0", schedule=ring), 1,
+               "satisfiable")
+
+
+def stopped_by_signal():
+    """Stopped by SIGTERM while its solver runs, prove-bound takes the
+    solver with it.  A stand-in cadical that never answers, first on
+    PATH, makes sure the solver is running when the signal comes."""
+    global failures
+    with tempfile.TemporaryDirectory() as tmp:
+        fake = os.path.join(tmp, "cadical")
+        with open(fake, "w") as f:
+            f.write("#!/bin/sh\necho $$ > %s.pid\nexec sleep 600\n" % fake)
+        os.chmod(fake, 0o755)
+        env = dict(os.environ, CGSLOT=CGSLOT,
+                   PATH=tmp + os.pathsep + os.environ.get("PATH", ""))
+        p = subprocess.Popen([sys.executable, TOOL, "--rank", "0",
+                              SCHEDULE], env=env, stdout=subprocess.PIPE,
+                             stderr=subprocess.PIPE, text=True)
+        solver = None
+        for _ in range(1200):
+            try:
+                with open(fake + ".pid") as f:
+                    solver = int(f.read())
+                break
+            except (OSError, ValueError):
+                pass
+            if p.poll() is not None:
+                break
+            time.sleep(0.05)
+        if solver is None:
+            p.kill()
+            print("FAIL: the stand-in solver never started: %s"
+                  % p.communicate()[1])
+            failures += 1
+            return
+        p.send_signal(signal.SIGTERM)
+        out, err = p.communicate(timeout=30)
+        gone = False
+        for _ in range(100):
+            try:
+                os.kill(solver, 0)
+            except ProcessLookupError:
+                gone = True
+                break
+            time.sleep(0.05)
+        print("stopped by SIGTERM: exit %d, solver %s%s" % (
+            p.returncode, "gone" if gone else "STILL RUNNING",
+            (": " + err.strip()) if err.strip() else ""))
+        if not gone:
+            os.kill(solver, signal.SIGKILL)
+            failures += 1
+        if p.returncode != 128 + signal.SIGTERM:
+            print("FAIL: expected exit %d" % (128 + signal.SIGTERM))
+            failures += 1
 
 
 def main():
@@ -90,6 +184,7 @@ def main():
         expect(run("--check", schedule=t.name), 4, "satisfiable")
         expect(run("--check", "--longest", schedule=t.name), 4,
                "satisfiable")
+    one_layer(text)
     mixed = os.path.join(ROOT, "testdata", "valid", "placed-classes",
                          "schedule.yaml")
     expect(run("--within", "1", "--slots", "4", schedule=mixed), 1,
@@ -108,6 +203,7 @@ def main():
     expect(run("--within", "1", "--slots", "6", schedule=mixed), 1,
            "satisfiable")
     expect(run("--check", schedule=mixed), 1, "satisfiable")
+    stopped_by_signal()
     print("%d failures" % failures)
     return 1 if failures else 0
 
