@@ -1023,7 +1023,8 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 	 */
 	uint64_t *free_bits = NULL, *by_users = NULL;
 	uint8_t *parity = NULL;
-	uint32_t colours = S * M, peak = 0, oi, W = (S + 63) / 64, w;
+	/* n: a count of microbatches holding a slot */
+	uint32_t colours = S * M, peak = 0, oi, W = (S + 63) / 64, w, n;
 	int modulo = 1, alike = 1, rc = 0;
 	int by_colour = mode == CGS_SLOT_MAP_COLOURS ||
 			mode == CGS_SLOT_MAP_COLOURS_PARITY;
@@ -1149,8 +1150,9 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 			if (mode == CGS_SLOT_MAP_OWN)
 				best = lowest_slot(mine, NULL, S, barred);
 			else
-				for (best = S, w = 0; best == S && w <= M; w++)
-					best = lowest_slot(mine, by_users + w * W,
+				for (best = S, n = 0; best == S && n <= M; n++)
+					best = lowest_slot(mine, by_users +
+							   (uint64_t)n * W,
 							   S, barred);
 			if (best == S)
 				goto out;   /* no safe slot: no map */
