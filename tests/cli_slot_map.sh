@@ -172,5 +172,14 @@ grep -q "verified 4 ranks.*schedule matches" "$tmp/out" || fail "verify (planned
 run 0 compile "$example" -o "$tmp/plain.cgslot"
 grep -q 'format 2\.0' "$tmp/out" || fail "compile without maps is not 2.0: $(head -n 3 "$tmp/out")"
 
+# The recoloured map (local search): rank 7 of the bundled example takes
+# it; the manifest verifies against its schedule.
+recolour=testdata/examples/pp16-vpp8-l1-recolour.yaml
+run 0 compile "$recolour" -o "$tmp/recolour.cgslot"
+grep -q '^  slot map   rank 7: slots from a map per microbatch count and chunk$' "$tmp/out" ||
+	fail "compile does not name rank 7's map: $(cat "$tmp/out")"
+run 0 verify "$tmp/recolour.cgslot" "$recolour"
+grep -q "verified 16 ranks.*schedule matches" "$tmp/out" || fail "verify (recoloured): $(cat "$tmp/out")"
+
 [ "$failed" -eq 0 ] || { echo "$failed failure(s)"; exit 1; }
 echo "ok"

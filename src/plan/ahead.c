@@ -737,9 +737,9 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 	const struct cgs_rank_plan *rp = x->rp;
 	struct ahead a = {.rp = rp, .S = x->slots, .M = x->chunks,
 			  .rule = rule & ~CGS_AHEAD_PARITY};
-	uint32_t *best = NULL, best_colours = 0, t, o, c, k, s;
+	uint32_t *best = NULL, best_colours = 0, t;
 	uint64_t cells;
-	int rc = 0, modulo = 1, alike = 1;
+	int rc = 0;
 
 	*map = NULL;
 	*rows = 0;
@@ -845,41 +845,13 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 	}
 	if (!best_colours)
 		goto out;
-	/* a shorter order's microbatch k takes the longest order's slot */
-	*map = calloc(cells + 1, sizeof(**map));
-	if (!*map) {
-		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
-				   "searching slot maps");
+	rc = cgs_slot_map_from_longest(rp, a.M, a.S, best, map, rows, used);
+	if (rc) {
+		rc = cgs_plan_fail(err, rc, rp->rank, "searching slot maps");
 		goto out;
 	}
-	for (o = 0; o < rp->n_reachable; o++)
-		for (c = 0; c < a.M; c++)
-			for (k = 0; k < rp->reachable[o]; k++) {
-				s = best[c * a.width + k];
-				(*map)[((uint64_t)o * a.M + c) * a.width +
-				       k] = s;
-				modulo &= s == k % a.S;
-				alike &= s == best[k];
-				if (s + 1 > *used)
-					*used = s + 1;
-			}
-	if (modulo) {
-		free(*map);
-		*map = NULL;
-		*used = 0;
-		goto out;
-	}
-	*colours = best_colours;
-	if (alike) {
-		/* one row per count serves every chunk */
-		for (o = 0; o < rp->n_reachable; o++)
-			memmove(*map + o * a.width,
-				*map + (uint64_t)o * a.M * a.width,
-				a.width * sizeof(**map));
-		*rows = 1;
-	} else {
-		*rows = a.M;
-	}
+	if (*map)
+		*colours = best_colours;
 out:
 	free(best);
 	ahead_release(&a);

@@ -619,8 +619,8 @@ static int try_ahead(struct trial_pool *pool, struct trial_work *t,
 static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 			 struct cgs_rank_work *x, int first_fit)
 {
-	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], map_rows, used, n = 0, i,
-		 ahead_colours = 0;
+	uint32_t *maps[CGS_SLOT_MAP_CANDIDATES], *map, map_rows, used, n = 0,
+		 i, ahead_colours = 0;
 	int rule = CGS_AHEAD_FULL, holders = 0;
 	static const int modes[] = {CGS_SLOT_MAP_SHARED, CGS_SLOT_MAP_OWN,
 				    CGS_SLOT_MAP_COLOURS,
@@ -635,8 +635,6 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 	int rc = 0;
 
 	for (i = 0; rc == 0 && i < sizeof(modes) / sizeof(*modes); i++) {
-		uint32_t *map;
-
 		if (colours_only && modes[i] != CGS_SLOT_MAP_COLOURS &&
 		    modes[i] != CGS_SLOT_MAP_COLOURS_PARITY)
 			continue;
@@ -682,17 +680,35 @@ static int try_slot_maps(struct trial_pool *pool, struct trial_work *t,
 		rc = try_placed_map(pool, t, x, first_fit);
 	if (rc || t->plan.bytes == t->plan.lower_bound_bytes)
 		return rc;
-	if (x->slots != t->lowest_ring)
-		return 0;
-	rc = cgs_slot_map_search(x, maps, &n, &t->err);
-	for (i = 0; rc == 0 && i < n; i++) {
-		uint32_t *map = maps[i];
-
-		maps[i] = NULL;
-		rc = try_map(pool, t, map, 1, first_fit);
+	if (x->slots == t->lowest_ring) {
+		rc = cgs_slot_map_search(x, maps, &n, &t->err);
+		for (i = 0; rc == 0 && i < n; i++) {
+			map = maps[i];
+			maps[i] = NULL;
+			rc = try_map(pool, t, map, 1, first_fit);
+		}
+		for (; i < n; i++)
+			free(maps[i]);
 	}
-	for (; i < n; i++)
-		free(maps[i]);
+	/*
+	 * on the rank's smallest ring, the best plan so far recoloured by a
+	 * local search (local.c), and again from the plan that takes while
+	 * one does (on every ring of the search it took q02 of the bench's
+	 * family from 9 s to minutes)
+	 */
+	for (i = 0; rc == 0 && i < 4 && !first_fit &&
+		    x->slots == t->lowest_ring &&
+		    t->plan.bytes > t->plan.lower_bound_bytes; i++) {
+		uint64_t before = t->plan.bytes;
+
+		rc = cgs_slot_map_recoloured(x, &t->plan, &map, &map_rows,
+					     &used, &t->err);
+		if (rc == 0)
+			rc = try_map_on_ring(pool, t, x, map, map_rows, used,
+					     first_fit);
+		if (t->plan.bytes == before)
+			break;
+	}
 	return rc;
 }
 

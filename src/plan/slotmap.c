@@ -850,6 +850,48 @@ int cgs_next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
 	return 0;
 }
 
+int cgs_slot_map_from_longest(const struct cgs_rank_plan *rp, uint32_t M,
+			      uint32_t S, const uint32_t *row, uint32_t **map,
+			      uint32_t *rows, uint32_t *used)
+{
+	uint32_t width = rp->reachable[rp->n_reachable - 1], o, c, k, s;
+	uint64_t cells = (uint64_t)rp->n_reachable * M * width;
+	int modulo = 1, alike = 1;
+
+	*map = calloc(cells + 1, sizeof(**map));
+	*rows = 0;
+	*used = 0;
+	if (!*map)
+		return CGS_E_NOMEM;
+	for (o = 0; o < rp->n_reachable; o++)
+		for (c = 0; c < M; c++)
+			for (k = 0; k < rp->reachable[o]; k++) {
+				s = row[c * width + k];
+				(*map)[((uint64_t)o * M + c) * width + k] = s;
+				modulo &= s == k % S;
+				alike &= s == row[k];
+				if (s + 1 > *used)
+					*used = s + 1;
+			}
+	if (modulo) {
+		free(*map);
+		*map = NULL;
+		*used = 0;
+		return 0;
+	}
+	if (alike) {
+		/* one row per count serves every chunk */
+		for (o = 0; o < rp->n_reachable; o++)
+			memmove(*map + (uint64_t)o * width,
+				*map + (uint64_t)o * M * width,
+				width * sizeof(**map));
+		*rows = 1;
+	} else {
+		*rows = M;
+	}
+	return 0;
+}
+
 /* Is every order's forward part a prefix of the longest order? */
 int cgs_orders_nested(const struct cgs_rank_plan *rp)
 {

@@ -11,6 +11,7 @@
  *   placed.c    slots laid out at offsets on the longest order
  *   ahead.c     slots as colours: kept from chunks about to fill the ring,
  *               or pooled by teams of chunks that take turns
+ *   local.c     slots as colours and gradient classes, by a local search
  *   plan.c      the driver: frames, their sizes, one rank after another
  *
  * A "group" is one (chunk, slot): all its layers' saved frames are live
@@ -196,6 +197,16 @@ int cgs_orders_nested(const struct cgs_rank_plan *rp);
  */
 int cgs_next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
 			 uint64_t e, uint32_t c);
+/*
+ * The map of every order where row[c * width + k] (width the longest
+ * order's count) is the slot of microbatch k of chunk c in the longest
+ * order and a nested shorter order's microbatch k takes the same: rows
+ * per count in *rows (1 where every chunk's row agrees, else M), the
+ * slots below the highest used in *used; *map NULL where it is k mod S.
+ */
+int cgs_slot_map_from_longest(const struct cgs_rank_plan *rp, uint32_t M,
+			      uint32_t S, const uint32_t *row, uint32_t **map,
+			      uint32_t *rows, uint32_t *used);
 enum cgs_slot_map_mode {
 	CGS_SLOT_MAP_OWN,      /* each chunk on its own slots */
 	CGS_SLOT_MAP_SHARED,   /* slots other chunks leave free first */
@@ -259,5 +270,17 @@ enum cgs_ahead_rule {
 int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 		       uint32_t **map, uint32_t *rows, uint32_t *used,
 		       uint32_t *colours, struct cgs_error *err);
+
+/*
+ * local.c: where every frame of each kind has one size and each chunk one
+ * layer, and the orders are nested, a map of the longest order's
+ * microbatches recoloured by a local search from the plan `best` (on
+ * this ring) to fewer saved colours, then fewer gradient colours than
+ * it takes.  *map NULL when it does not apply or finds none.
+ */
+int cgs_slot_map_recoloured(const struct cgs_rank_work *x,
+			    const struct cgs_rank_plan *best, uint32_t **map,
+			    uint32_t *rows, uint32_t *used,
+			    struct cgs_error *err);
 
 #endif
