@@ -1,7 +1,7 @@
 /*
  * The recoloured map: a local search over the longest order's
  * microbatches, where every frame of each kind has one size and every
- * chunk one layer.
+ * chunk as many layers.
  *
  * Then a plan's bytes are its saved colours times the saved frame plus
  * its gradient colours times the gradient frame, and a slot map is, in
@@ -16,27 +16,31 @@
  *   - the microbatches of chunk c with colour u and class h share one
  *     slot of c, so chunk c needs as many slots as it has (u, h) cells
  *     in use, and the ring holds S.
- * Slot (c, u, h) coloured u and its gradient frame coloured h is then a
- * plan with the cells' colours and classes.  The replays of slotmap.c
- * and ahead.c build such colourings forward in time and cannot undo a
- * choice that dooms a later forward; on the bench's q37 rank 11 (P 16,
- * M 4, a ring of 16) every replay takes 22 colours (the peak is 21) and
- * 4 gradient classes, while 22 and 3 exist.
+ * Slot (c, u, h) with its layers' frames on colours u * layers + l and
+ * its gradient frame on colour h is then a plan with layers times the
+ * cells' colours and the classes.  The replays of slotmap.c and ahead.c
+ * build such colourings forward in time and cannot undo a choice that
+ * dooms a later forward; on the bench's q37 rank 11 (P 16, M 4, a ring
+ * of 16) every replay takes 22 colours (the peak is 21) and 4 gradient
+ * colours, while 22 and 3 exist.
  *
- * This search starts from the best plan so far (its slots' colours and
- * gradient colours are such a colouring) and asks for one colour fewer,
- * then, where that fails, one gradient class fewer, each as a tabu
+ * This search starts from the best plan so far: the colours of its
+ * slots' first layers (slots of microbatches live together differ in
+ * them) and its gradient colours are such a colouring.  It asks for one
+ * colour fewer while it finds one, then one class fewer, each as a tabu
  * search (graph.c's, with the slots as a third kind of conflict): the
  * cost counts the pairs live together on one colour, the backwards in a
  * row on one class, and the cells each chunk uses past the ring; a move
- * gives one microbatch in conflict (or of a chunk past its ring) another
- * colour, class or both, the best move wins unless it returns to a
- * recent (colour, class) of that microbatch (then only where it reaches
- * a new best), and each try has a fixed budget of moves weighed.  The
- * generator is seeded from the rank's size, so the map depends on the
- * orders alone.  The planner plans the map and keeps it where it takes
- * fewer bytes: it colours the slots itself, and needs at most the
- * search's colours and classes wherever its colourings are exact.
+ * gives one microbatch in conflict (or of a chunk past its ring), or its
+ * whole cell, another colour, class or both; the best move wins unless
+ * it returns a microbatch to a recent (colour, class) (then only where
+ * it reaches a new best), and each try has a fixed budget of moves
+ * weighed.  The generator is seeded from the rank's size, so the map
+ * depends on the orders alone.  Where the result has fewer frame colours
+ * (layers times its colours) or fewer gradient colours than the plan,
+ * the planner plans the map and keeps it where it takes fewer bytes: it
+ * colours the slots' frames itself, with at most the search's colours
+ * wherever its colourings are exact.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -558,33 +562,67 @@ int cgs_slot_map_recoloured(const struct cgs_rank_work *x,
 {
 	const struct cgs_rank_plan *rp = x->rp;
 	struct local l = {.M = x->chunks, .S = x->slots};
-	uint32_t L = rp->n_reachable - 1, U0, H0, lowest, c, k, i, f,
+	uint32_t L = rp->n_reachable - 1, layers = x->s->layers[0], U0 = 0,
+		 H0 = best->user_grad_stats.colours, lowest, c, k, i, f,
 		 *keep_u = NULL, *keep_h = NULL, *cnt = NULL, *row = NULL,
-		 *slot = NULL;
+		 *slot = NULL, *name = NULL;
 	int rc = 0, found = 0;
 
 	*map = NULL;
 	*rows = 0;
 	*used = 0;
-	if (x->layers_total != x->chunks || best->slots != x->slots ||
+	if (x->layers_total != x->chunks * layers || best->slots != x->slots ||
 	    !cgs_orders_nested(rp))
 		return 0;
-	for (f = 1; f < best->n_saved; f++)
-		if (best->saved[f].bytes != best->saved[0].bytes ||
-		    best->user_grad[f].bytes != best->user_grad[0].bytes)
+	for (c = 0; c < l.M; c++)
+		if (x->s->layers[c] != layers)
 			return 0;
-	U0 = best->saved_stats.colours;
-	H0 = best->user_grad_stats.colours;
-	lowest = x->live_saved_frames;
-	if (U0 <= lowest && H0 <= 2)
+	for (f = 1; f < best->n_saved; f++)
+		if (best->saved[f].bytes != best->saved[0].bytes)
+			return 0;
+	for (f = 1; f < best->n_user_grad; f++)
+		if (best->user_grad[f].bytes != best->user_grad[0].bytes)
+			return 0;
+	/* microbatches in flight at the peak: no fewer colours */
+	lowest = x->live_saved_frames / layers;
+	if (best->saved_stats.colours <= lowest * layers && H0 <= 2)
 		return 0;
 	l.width = rp->reachable[L];
 	l.N = l.M * l.width;
+	if ((uint64_t)rp->n_reachable * l.M * l.width > CGS_SLOT_MAP_MAX_CELLS)
+		return 0;
+	rc = CGS_E_NOMEM;
+	keep_u = malloc(((uint64_t)l.N + 1) * sizeof(*keep_u));
+	keep_h = malloc(((uint64_t)l.N + 1) * sizeof(*keep_h));
+	name = malloc(((uint64_t)best->saved_stats.colours + 1) *
+		      sizeof(*name));
+	if (!keep_u || !keep_h || !name)
+		goto fail;
+	rc = 0;
+	/*
+	 * The best plan's slots: the colour of each one's first layer (the
+	 * slots of microbatches live together differ in it), renamed 0, 1,
+	 * ... as first met, and its gradient colour.  With several layers a
+	 * colour then stands for as many frame colours.
+	 */
+	memset(name, 0xff, best->saved_stats.colours * sizeof(*name));
+	for (c = 0; c < l.M; c++)
+		for (k = 0; k < l.width; k++) {
+			uint32_t s = cgs_slot_of(best, L, c, k),
+				 g = best->saved[(c * l.S + s) * layers].colour,
+				 h = best->user_grad[c * l.S + s].colour;
+
+			if (g >= best->saved_stats.colours || h >= H0)
+				goto out;
+			if (name[g] == UINT32_MAX)
+				name[g] = U0++;
+			keep_u[c * l.width + k] = name[g];
+			keep_h[c * l.width + k] = h;
+		}
+	if ((uint64_t)l.N * U0 * H0 > LOCAL_MAX_CELLS)
+		goto out;
 	l.U = U0;
 	l.H = H0;
-	if ((uint64_t)l.N * U0 * H0 > LOCAL_MAX_CELLS ||
-	    (uint64_t)rp->n_reachable * l.M * l.width > CGS_SLOT_MAP_MAX_CELLS)
-		return 0;
 	l.rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)l.N << 20) ^
 		((uint64_t)U0 << 8) ^ H0;
 	rc = build_pairs(&l, rp);
@@ -597,8 +635,6 @@ int cgs_slot_map_recoloured(const struct cgs_rank_work *x,
 	rc = CGS_E_NOMEM;
 	l.u = malloc(((uint64_t)l.N + 1) * sizeof(*l.u));
 	l.h = malloc(((uint64_t)l.N + 1) * sizeof(*l.h));
-	keep_u = malloc(((uint64_t)l.N + 1) * sizeof(*keep_u));
-	keep_h = malloc(((uint64_t)l.N + 1) * sizeof(*keep_h));
 	l.cand = malloc(((uint64_t)l.N + 1) * sizeof(*l.cand));
 	l.gamma = malloc(((uint64_t)l.N * U0 + 1) * sizeof(*l.gamma));
 	l.phi = malloc(((uint64_t)l.N * H0 + 1) * sizeof(*l.phi));
@@ -609,25 +645,10 @@ int cgs_slot_map_recoloured(const struct cgs_rank_work *x,
 	l.stamp = calloc((uint64_t)l.M * U0 * H0 + 1, sizeof(*l.stamp));
 	l.sum_g = malloc(((uint64_t)U0 + H0 + 1) * sizeof(*l.sum_g));
 	cnt = malloc(((uint64_t)U0 + H0 + 1) * sizeof(*cnt));
-	if (!l.u || !l.h || !keep_u || !keep_h || !l.cand || !l.gamma ||
-	    !l.phi || !l.cell || !l.in_use || !l.tabu_until || !l.stamp ||
-	    !l.sum_g || !cnt)
+	if (!l.u || !l.h || !l.cand || !l.gamma || !l.phi || !l.cell ||
+	    !l.in_use || !l.tabu_until || !l.stamp || !l.sum_g || !cnt)
 		goto fail;
 	l.sum_p = l.sum_g + U0;
-	/* the best plan's slots: its colours and classes (one layer) */
-	for (c = 0; c < l.M; c++)
-		for (k = 0; k < l.width; k++) {
-			uint32_t s = cgs_slot_of(best, L, c, k);
-
-			keep_u[c * l.width + k] = best->saved[c * l.S + s].colour;
-			keep_h[c * l.width + k] =
-				best->user_grad[c * l.S + s].colour;
-			if (keep_u[c * l.width + k] >= U0 ||
-			    keep_h[c * l.width + k] >= H0) {
-				rc = 0;
-				goto out;
-			}
-		}
 	keep_u[l.N] = U0;
 	keep_h[l.N] = H0;
 	rc = 0;
@@ -640,7 +661,9 @@ int cgs_slot_map_recoloured(const struct cgs_rank_work *x,
 	for (l.H = H0 - 1; l.H >= 2 && try_fewer(&l, keep_u, keep_h, cnt);
 	     l.H--)
 		found = 1;
-	if (!found)
+	/* worth a plan only with fewer frame colours or gradient colours */
+	if (!found || (keep_u[l.N] * layers >= best->saved_stats.colours &&
+		       keep_h[l.N] >= H0))
 		goto out;
 	/* cell (c, u, h) is a slot of c, numbered by its first forward */
 	l.U = keep_u[l.N];
@@ -675,6 +698,7 @@ out:
 	free(cnt);
 	free(slot);
 	free(row);
+	free(name);
 	local_release(&l);
 	return rc;
 fail:

@@ -272,8 +272,8 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 		       uint32_t *colours, struct cgs_error *err);
 
 /*
- * local.c: where every frame of each kind has one size and each chunk one
- * layer, and the orders are nested, a map of the longest order's
+ * local.c: where every frame of each kind has one size, every chunk as
+ * many layers, and the orders are nested, a map of the longest order's
  * microbatches recoloured by a local search from the plan `best` (on
  * this ring) to fewer saved colours, then fewer gradient colours than
  * it takes.  *map NULL when it does not apply or finds none.
