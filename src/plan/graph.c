@@ -518,15 +518,6 @@ struct tabu {
 	uint64_t rng;
 };
 
-static uint32_t tabu_random(struct tabu *t, uint32_t bound)
-{
-	/* xorshift64*: fast, and the same on every machine */
-	t->rng ^= t->rng >> 12;
-	t->rng ^= t->rng << 25;
-	t->rng ^= t->rng >> 27;
-	return (uint32_t)(((t->rng * 2685821657736338717ull) >> 33) % bound);
-}
-
 static void tabu_mark(struct tabu *t, uint32_t v)
 {
 	int bad = t->gamma[(uint64_t)v * t->k + t->col[v]] > 0;
@@ -580,7 +571,7 @@ int cgs_colour_tabu(const struct cgs_graph *g, uint32_t k, uint32_t *colour,
 	}
 	/* start from the given colouring, colours k and above drawn anew */
 	for (v = 0; v < g->n; v++) {
-		t.col[v] = colour[v] < k ? colour[v] : tabu_random(&t, k);
+		t.col[v] = colour[v] < k ? colour[v] : cgs_random(&t.rng, k);
 		t.where[v] = UINT32_MAX;
 	}
 	for (v = 0; v < g->n; v++)
@@ -617,7 +608,7 @@ int cgs_colour_tabu(const struct cgs_graph *g, uint32_t k, uint32_t *colour,
 					best_c = c;
 					ties = 1;
 				} else if (d == best &&
-					   tabu_random(&t, ++ties) == 0) {
+					   cgs_random(&t.rng, ++ties) == 0) {
 					best_v = w;
 					best_c = c;
 				}
@@ -626,7 +617,7 @@ int cgs_colour_tabu(const struct cgs_graph *g, uint32_t k, uint32_t *colour,
 		if (best_v == UINT32_MAX)
 			continue;   /* every move forbidden: wait a step */
 		t.tabu_until[(uint64_t)best_v * k + t.col[best_v]] =
-			it + 1 + tabu_random(&t, 10) + t.n_conflict * 6 / 10;
+			it + 1 + cgs_random(&t.rng, 10) + t.n_conflict * 6 / 10;
 		tabu_recolour(&t, best_v, best_c);
 	}
 	if (t.conflicts == 0) {

@@ -33,6 +33,19 @@ static inline void cgs_bit_clear(uint64_t *row, uint32_t i)
 	row[i >> 6] &= ~((uint64_t)1 << (i & 63));
 }
 
+/*
+ * A number below `bound` from a xorshift64* generator at *state: fast,
+ * and the same on every machine, so the local searches that draw from it
+ * depend on their input alone.
+ */
+static inline uint32_t cgs_random(uint64_t *state, uint32_t bound)
+{
+	*state ^= *state >> 12;
+	*state ^= *state << 25;
+	*state ^= *state >> 27;
+	return (uint32_t)(((*state * 2685821657736338717ull) >> 33) % bound);
+}
+
 static inline uint64_t *cgs_graph_row(const struct cgs_graph *g, uint32_t v)
 {
 	return g->adj + (uint64_t)v * g->words;

@@ -90,16 +90,6 @@ static void local_release(struct local *l)
 	free(l->sum_g);
 }
 
-static uint32_t local_random(struct local *l, uint32_t bound)
-{
-	/* xorshift64*, as graph.c's tabu search */
-	l->rng ^= l->rng >> 12;
-	l->rng ^= l->rng << 25;
-	l->rng ^= l->rng >> 27;
-	return (uint32_t)(((l->rng * 2685821657736338717ull) >> 33) % bound);
-}
-
-/* Sort and drop repeats of pairs a << 32 | b; CSR of both directions. */
 static int cmp_u64(const void *a, const void *b)
 {
 	uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -107,6 +97,7 @@ static int cmp_u64(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* Sort and drop repeats of pairs a << 32 | b; CSR of both directions. */
 static int to_csr(uint64_t *pairs, uint64_t n, uint32_t N, uint64_t **start,
 		  uint32_t **adj)
 {
@@ -364,7 +355,7 @@ static void consider(struct local *l, struct pick *p, int64_t d, uint32_t i,
 {
 	if (d < p->d) {
 		p->ties = 1;
-	} else if (d > p->d || local_random(l, ++p->ties) != 0) {
+	} else if (d > p->d || cgs_random(&l->rng, ++p->ties) != 0) {
 		return;
 	}
 	p->d = d;
@@ -505,7 +496,7 @@ static int search(struct local *l)
 		c = p.i / l->width;
 		{
 			uint32_t from = l->u[p.i], fh = l->h[p.i],
-				 until = it + 10 + local_random(l, 10) +
+				 until = it + 10 + cgs_random(&l->rng, 10) +
 					 (uint32_t)(cost * 6 / 10);
 
 			for (k = 0; k < l->width; k++) {
@@ -545,9 +536,8 @@ static int try_fewer(struct local *l, uint32_t *keep_u, uint32_t *keep_h,
 		drop_value(l, l->h, l->H + 1,
 			   rarest(l, l->h, l->H + 1, cnt), l->f_start,
 			   l->f_adj, cnt);
-	if (!search(l)) {
+	if (!search(l))
 		return 0;
-	}
 	memcpy(keep_u, l->u, l->N * sizeof(*l->u));
 	memcpy(keep_h, l->h, l->N * sizeof(*l->h));
 	keep_u[l->N] = l->U;
