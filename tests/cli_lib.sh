@@ -17,10 +17,11 @@ tmp=$(mktemp -d)
 trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
 failed=0
 cli_timeout=60
-# Sanitizers slow cgslot down several times: the time limits, which catch
-# hangs, stretch with them.
+# Sanitizers and -O0 coverage builds slow cgslot down several times: the
+# time limits, which catch hangs, stretch with them.
 cli_slowdown=1
 [ "${CGS_SANITIZE:-none}" = none ] || cli_slowdown=4
+[ "${CGS_COVERAGE:-0}" = 0 ] || cli_slowdown=4
 
 fail() {
 	echo "FAIL: $*"

@@ -50,7 +50,14 @@
 /* The most pairs live together, and counters (microbatches x cells). */
 #define LOCAL_MAX_PAIRS (1ull << 23)
 #define LOCAL_MAX_CELLS (1ull << 22)
-/* Move evaluations a try may weigh (a few tenths of a second at most). */
+/*
+ * Moves a try may weigh: LOCAL_SWEEPS times the (microbatch, colour,
+ * class) table, at most LOCAL_BUDGET (a few tenths of a second).  On the
+ * bench's family the tries that succeed weigh up to 6818 tables (q10
+ * rank 2, 64 microbatches) and 2^24 moves (q02 rank 7); small ranks stop
+ * sooner where they fail.
+ */
+#define LOCAL_SWEEPS (1ull << 13)
 #define LOCAL_BUDGET (1ull << 25)
 
 struct local {
@@ -462,10 +469,15 @@ static uint64_t weigh_cell(struct local *l, struct pick *p, uint32_t w,
  */
 static int search(struct local *l)
 {
-	uint64_t budget = LOCAL_BUDGET, weighed;
+	uint64_t budget = (uint64_t)l->N * l->U * l->H * LOCAL_SWEEPS, weighed;
 	int64_t cost, best_cost;
 	uint32_t it, n_cand, i, c, k;
 
+	if (budget > LOCAL_BUDGET)
+		budget = LOCAL_BUDGET;
+	/* each try its own draws: a try's budget never moves another's */
+	l->rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)l->N << 20) ^
+		 ((uint64_t)l->U << 8) ^ l->H;
 	count(l);
 	cost = best_cost = (int64_t)(l->conflicts + excess(l));
 	for (it = 1; cost > 0 && budget > 0; it++) {
@@ -613,8 +625,6 @@ int cgs_slot_map_recoloured(const struct cgs_rank_work *x,
 		goto out;
 	l.U = U0;
 	l.H = H0;
-	l.rng = 0x9e3779b97f4a7c15ull ^ ((uint64_t)l.N << 20) ^
-		((uint64_t)U0 << 8) ^ H0;
 	rc = build_pairs(&l, rp);
 	if (rc == 1) {
 		rc = 0;
