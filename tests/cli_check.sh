@@ -35,6 +35,13 @@ run 2 check --frobnicate testdata/valid/minimal/schedule.yaml
 run 2 check --limit nodes testdata/valid/minimal/schedule.yaml
 run 2 check --limit bogus=1 testdata/valid/minimal/schedule.yaml
 grep -q "unknown limit 'bogus'" "$tmp/err" || fail "bad --limit not named"
+run 2 check -j 0 testdata/valid/minimal/schedule.yaml
+grep -q "^cgslot check: --jobs '0' is not an integer in 1..1024" "$tmp/err" ||
+	fail "-j 0 message: $(cat "$tmp/err")"
+CGSLOT_JOBS=x run 2 check testdata/valid/minimal/schedule.yaml
+grep -q "^cgslot check: CGSLOT_JOBS 'x' is not an integer in 1..1024" "$tmp/err" ||
+	fail "CGSLOT_JOBS=x message: $(cat "$tmp/err")"
+CGSLOT_JOBS=x run 0 check -j 3 testdata/valid/minimal/schedule.yaml
 run 0 check --help
 grep -q '^usage: cgslot check' "$tmp/out" || fail "--help printed no usage"
 run 0 help check

@@ -124,6 +124,24 @@ for j in 1 2 5; do
 done
 cmp -s "$tmp/te-1" "$tmp/te-2" && cmp -s "$tmp/te-1" "$tmp/te-5" ||
 	fail "-j changes the plan"
+# CGSLOT_JOBS stands for -j where -j is not given (tools/test plans on one
+# thread under coverage); -j wins over it, and a bad value is a usage
+# error naming it, even on one processor.
+CGSLOT_JOBS=5 "$cgslot" plan --max-slots 12 --per-rank-slots --format te-plan \
+	"$example" >"$tmp/te-env" || fail "CGSLOT_JOBS=5 failed"
+cmp -s "$tmp/te-1" "$tmp/te-env" || fail "CGSLOT_JOBS changes the plan"
+for bad in 0 1025 x -1 '2 '; do
+	CGSLOT_JOBS=$bad "$cgslot" plan "$example" >/dev/null 2>"$tmp/err"
+	[ $? -eq 2 ] || fail "CGSLOT_JOBS='$bad' is not a usage error"
+	grep -q "^cgslot plan: CGSLOT_JOBS '$bad' is not an integer in 1..1024" \
+		"$tmp/err" || fail "CGSLOT_JOBS='$bad' message: $(cat "$tmp/err")"
+	CGSLOT_JOBS=$bad taskset -c 0 "$cgslot" compile "$example" \
+		-o "$tmp/jobs.cgslot" >/dev/null 2>&1
+	[ $? -eq 2 ] || fail "compile: CGSLOT_JOBS='$bad' is not a usage error"
+done
+[ -e "$tmp/jobs.cgslot" ] && fail "compile wrote a manifest despite CGSLOT_JOBS"
+CGSLOT_JOBS=x "$cgslot" plan -j 2 "$example" >/dev/null 2>&1 ||
+	fail "-j 2 should win over a bad CGSLOT_JOBS"
 grep -q '"slots": 10,' "$tmp/te-1" || fail "per-rank te-plan lacks rank 3's ring 10"
 "$cgslot" plan --max-slots 7 "$example" >/dev/null 2>"$tmp/err"
 [ $? -eq 1 ] || fail "--max-slots below the smallest ring accepted"

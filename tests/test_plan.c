@@ -1456,7 +1456,7 @@ int main(int argc, char **argv)
 	int slow = argc > 1 && strcmp(argv[1], "--slow") == 0;
 
 	if (slow) {
-		tcase_add_loop_test(tc, random_plans_slow, 0, 16);
+		tcase_add_loop_test(tc, random_plans_slow, 0, 12);
 		tcase_set_timeout(tc, 1200);
 	} else {
 		tcase_add_test(tc, single_microbatch);

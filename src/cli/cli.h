@@ -84,8 +84,13 @@ int cgs_cli_parse_u32(const char *cmd, const char *option, const char *arg,
 struct cgs_plan_options;
 void cgs_cli_progress_options(struct cgs_plan_options *opt);
 
-/* Planning threads when -j is not given: the processors online. */
-unsigned cgs_cli_default_jobs(void);
+/*
+ * Planning threads when -j is not given: $CGSLOT_JOBS where set (1 to
+ * 1024, else a usage error naming it), otherwise the processors this
+ * process may run on (its affinity mask; the processors online where
+ * that is unknown), at most 1024.  Returns 0 or CGS_EXIT_USAGE.
+ */
+int cgs_cli_default_jobs(const char *cmd, unsigned *jobs);
 
 /*
  * The options every command has, handled here once:

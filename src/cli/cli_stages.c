@@ -4,10 +4,13 @@
  * after its summary (atomic_file).  Apart from cli.c so that
  * the runtime-only cgslot links no compiler stage.
  */
+#define _GNU_SOURCE   /* sched_getaffinity, CPU_COUNT */
 #include "cli/cli.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -61,11 +64,27 @@ static void print_progress(void *user, uint32_t done, uint32_t total)
 	pr->shown = 1;
 }
 
-unsigned cgs_cli_default_jobs(void)
+int cgs_cli_default_jobs(const char *cmd, unsigned *jobs)
 {
-	long n = sysconf(_SC_NPROCESSORS_ONLN);
+	const char *env = getenv("CGSLOT_JOBS");
+	long n = 0;
 
-	return n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
+	if (env && *env)
+		return cgs_cli_parse_u32(cmd, "CGSLOT_JOBS", env, 1, 1024,
+					 jobs);
+#if defined(__linux__)
+	{
+		/* taskset, cgroups and launchers that bind a rank's cores */
+		cpu_set_t set;
+
+		if (sched_getaffinity(0, sizeof(set), &set) == 0)
+			n = CPU_COUNT(&set);
+	}
+#endif
+	if (n < 1)
+		n = sysconf(_SC_NPROCESSORS_ONLN);
+	*jobs = n < 1 ? 1 : n > 1024 ? 1024 : (unsigned)n;
+	return 0;
 }
 
 void cgs_cli_progress_options(struct cgs_plan_options *opt)

@@ -59,7 +59,8 @@ static int check_orders(const struct cgs_schedule *s, struct cgs_error *err)
  * check passes is one compile accepts.
  */
 static int check_plan(const struct cgs_schedule *s,
-		      const struct cgs_limits *limits, struct cgs_error *err)
+		      const struct cgs_limits *limits, unsigned threads,
+		      struct cgs_error *err)
 {
 	struct cgs_plan_options opt;
 	struct cgs_plan *plan = NULL;
@@ -71,6 +72,7 @@ static int check_plan(const struct cgs_schedule *s,
 	cgs_plan_options_init(&opt);
 	/* at the planner's own ceiling, its message says more */
 	opt.max_frames = limits->frames < CGS_PLAN_MAX_FRAMES ? limits->frames : 0;
+	opt.threads = threads;
 	rc = cgs_plan_create(s, &opt, &plan, err);
 	if (!rc)
 		rc = cgs_manifest_write(plan, cgs_schedule_hash(s), &buf, &len,
@@ -90,7 +92,8 @@ static int check_plan(const struct cgs_schedule *s,
 	return rc;
 }
 
-static int check_file(const char *path, const struct cgs_limits *limits)
+static int check_file(const char *path, const struct cgs_limits *limits,
+		      unsigned threads)
 {
 	struct cgs_error err = {0};
 	struct cgs_schedule *s = NULL;
@@ -100,7 +103,7 @@ static int check_file(const char *path, const struct cgs_limits *limits)
 	if (!rc)
 		rc = check_orders(s, &err);
 	if (!rc)
-		rc = check_plan(s, limits, &err);
+		rc = check_plan(s, limits, threads, &err);
 	cgs_schedule_destroy(&s);
 	return rc ? cgs_cli_report(&err) : CGS_EXIT_OK;
 }
@@ -110,16 +113,24 @@ int cgs_cmd_check(int argc, char **argv)
 	enum { OPT_LIMIT = 256 };
 	static const struct option options[] = {
 		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cgs_limits limits;
+	unsigned threads = 0;
 	int opt, rc, status = CGS_EXIT_OK;
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "j:h", options)) != -1) {
 		switch (opt) {
+		case 'j':
+			rc = cgs_cli_parse_u32("check", "--jobs", optarg, 1, 1024,
+					       &threads);
+			if (rc)
+				return rc;
+			break;
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("check", &limits, optarg);
 			if (rc)
@@ -133,9 +144,11 @@ int cgs_cmd_check(int argc, char **argv)
 	}
 	if (optind >= argc)
 		return cgs_cli_usage_error("check", "expected SCHEDULE...");
+	if (threads == 0 && (rc = cgs_cli_default_jobs("check", &threads)))
+		return rc;
 	/* check every file even after a failure; the worst status wins */
 	for (; optind < argc; optind++) {
-		rc = check_file(argv[optind], &limits);
+		rc = check_file(argv[optind], &limits, threads);
 		if (rc > status)
 			status = rc;
 	}

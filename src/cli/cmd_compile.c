@@ -152,7 +152,7 @@ int cgs_cmd_compile(int argc, char **argv)
 	};
 	struct cgs_limits limits;
 	const char *output = NULL;
-	unsigned threads = cgs_cli_default_jobs();
+	unsigned threads = 0;
 	int opt, rc;
 
 	cgs_limits_init(&limits);
@@ -191,6 +191,9 @@ int cgs_cmd_compile(int argc, char **argv)
 		return cgs_cli_usage_error("compile",
 					   "CGSLOT_PRODUCER must be 1 to %d printable ASCII characters",
 					   CGS_MANIFEST_PRODUCER_MAX);
+	if (threads == 0 &&
+	    (rc = cgs_cli_default_jobs("compile", &threads)) != 0)
+		return rc;
 	if (cgs_atomic_file_same(argv[optind], output))
 		return cgs_cli_usage_error("compile",
 					   "the output '%s' is the schedule itself; give another -o MANIFEST",

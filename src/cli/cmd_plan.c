@@ -119,7 +119,6 @@ int cgs_cmd_plan(int argc, char **argv)
 	unsigned value;
 	int opt, rc = 0;
 
-	req.threads = cgs_cli_default_jobs();
 	cgs_limits_init(&limits);
 	optind = 1;
 	while ((opt = cgs_cli_getopt(argc, argv, "j:h", options)) != -1) {
@@ -162,5 +161,8 @@ int cgs_cmd_plan(int argc, char **argv)
 	if (argc - optind != 1)
 		return cgs_cli_usage_error("plan", "expected one SCHEDULE, got %d",
 					   argc - optind);
+	if (req.threads == 0 &&
+	    (rc = cgs_cli_default_jobs("plan", &req.threads)) != 0)
+		return rc;
 	return plan_file(argv[optind], &limits, &req);
 }

@@ -17,7 +17,7 @@ int cgs_cmd_pack(int argc, char **argv);
 	"  --limit NAME=VALUE  raise or lower an input limit (see cgslot(1))\n"
 
 #define CGS_CHECK_USAGE \
-	"usage: cgslot check [--limit NAME=VALUE]... SCHEDULE...\n" \
+	"usage: cgslot check [-j N] [--limit NAME=VALUE]... SCHEDULE...\n" \
 	"\n" \
 	"Validate each schedule (YAML or JSON) and every capture order it\n" \
 	"implies, then plan it and build its manifest in memory as compile\n" \
@@ -25,6 +25,8 @@ int cgs_cmd_pack(int argc, char **argv);
 	"nothing; prints nothing but errors; exits 0 when all are valid, 1 if\n" \
 	"any is not.\n" \
 	"\n" \
+	"  -j, --jobs N       plan on N threads (default: $CGSLOT_JOBS, else\n" \
+	"                     the processors this process may run on)\n" \
 	CGS_LIMIT_HELP
 
 #define CGS_ORDERS_USAGE \
@@ -66,8 +68,9 @@ int cgs_cmd_pack(int argc, char **argv);
 	"  --explore-slots    print each rank's bytes and graphs for every\n" \
 	"                     ring tried (up to twice the smallest without\n" \
 	"                     --max-slots) instead of the plan\n" \
-	"  -j, --jobs N       plan ranks and rings on N threads (default: the\n" \
-	"                     processors online); the plan is the same for any N\n" \
+	"  -j, --jobs N       plan ranks and rings on N threads (default:\n" \
+	"                     $CGSLOT_JOBS, else the processors this process\n" \
+	"                     may run on); the plan is the same for any N\n" \
 	CGS_LIMIT_HELP
 
 #define CGS_COMPILE_USAGE \
@@ -78,8 +81,9 @@ int cgs_cmd_pack(int argc, char **argv);
 	"is followed; a device or FIFO (/dev/stdout on a pipe) is written through.\n" \
 	"\n" \
 	"  -o, --output FILE  the manifest to write (not the schedule itself)\n" \
-	"  -j, --jobs N       plan on N threads (default: the processors\n" \
-	"                     online); the manifest is the same for any N\n" \
+	"  -j, --jobs N       plan on N threads (default: $CGSLOT_JOBS, else\n" \
+	"                     the processors this process may run on); the\n" \
+	"                     manifest is the same for any N\n" \
 	CGS_LIMIT_HELP
 
 #define CGS_REPORT_USAGE \

@@ -42,7 +42,7 @@ _cgslot()
 		return 0
 	fi
 	case $cmd in
-	check) opts="--limit" ;;
+	check) opts="--limit --jobs" ;;
 	orders) opts="--pp --vpp --group --microbatches --rank --limit" ;;
 	plan) opts="--format --limit --max-slots --per-rank-slots --slot-maps --explore-slots --jobs" ;;
 	compile) opts="--output --limit --jobs" ;;
