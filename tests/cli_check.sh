@@ -7,7 +7,8 @@
 cli_timeout=90
 
 # Every valid file passes and prints nothing at all.
-valid=(testdata/examples/*.yaml testdata/valid/*/schedule.*)
+mapfile -t valid < <(light_schedules testdata/examples/*.yaml testdata/valid/*/schedule.*)
+[ "${#valid[@]}" -ge 10 ] || fail "only ${#valid[@]} valid schedules to check"
 run 0 check "${valid[@]}"
 [ -s "$tmp/out" ] && fail "check printed on stdout"
 [ -s "$tmp/err" ] && fail "check printed on stderr: $(cat "$tmp/err")"
