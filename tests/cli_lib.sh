@@ -39,8 +39,9 @@ run() {
 # light_schedules FILE...: prints the files to loop over, one a line.  In
 # the coverage build (-O0 with counters, where the bundled examples with
 # slot maps plan 10 to 60 times slower than at -O2) it leaves out the
-# examples that set `map: true`: cli-verify still compiles and verifies
-# every one there, and every other build loops over all of them.
+# examples that set `map: true` (cli-check, cli-plan and cli-verify loop
+# over the examples through it).  The other two builds loop over all of
+# them; the unit tests and cli-slot-map plan slot maps in this one too.
 light_schedules() {
 	local f
 	for f in "$@"; do

@@ -1454,9 +1454,19 @@ int main(int argc, char **argv)
 	Suite *suite = suite_create("plan");
 	TCase *tc = tcase_create("plan");
 	int slow = argc > 1 && strcmp(argv[1], "--slow") == 0;
+	/* --loops N: the quick property test runs N loops of 40 random
+	 * schedules instead of 5 (the coverage build, where a loop takes half
+	 * a minute; the other builds run all 5) */
+	int loops = argc > 2 && strcmp(argv[1], "--loops") == 0 ?
+		atoi(argv[2]) : 5;
+
+	if (loops < 1) {
+		fprintf(stderr, "test_plan: --loops takes a count of 1 or more\n");
+		return 2;
+	}
 
 	if (slow) {
-		tcase_add_loop_test(tc, random_plans_slow, 0, 12);
+		tcase_add_loop_test(tc, random_plans_slow, 0, 8);
 		tcase_set_timeout(tc, 1200);
 	} else {
 		tcase_add_test(tc, single_microbatch);
@@ -1486,7 +1496,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, clique_search);
 		tcase_add_test(tc, clique_search_past_greedy);
 		tcase_add_test(tc, first_fit);
-		tcase_add_loop_test(tc, random_plans, 0, 5);
+		tcase_add_loop_test(tc, random_plans, 0, loops);
 	}
 	suite_add_tcase(suite, tc);
 	return cgs_test_run(suite);
