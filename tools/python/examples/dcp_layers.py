@@ -21,8 +21,15 @@ autograd-saved tensors differ in shape per variant.  The demo
     iterations of the real pipeline order with a random variant per
     microbatch through cgs_runtime_replay, comparing surrogate losses,
     input gradients and every parameter's gradient with eager execution,
- 5. does the same with one private PyTorch pool per variant and with one
-    shared pool captured largest variant first, and prints memory and time.
+ 5. does the same with PyTorch's own pools: one per variant, one per
+    (variant, chunk, slot), and one shared pool captured largest variant
+    first, and prints memory and time,
+ 6. records the caching allocator's events during every capture and
+    counts, per replayed iteration, the pool blocks whose memory the
+    replay order hands to one graph while another still needs it
+    (pool_reuse.py): PyTorch lets graphs share a pool only when they
+    replay in the order they were captured, and a dynamic schedule
+    replays them in others.
 
 Pipeline stand-ins: the rank receives each chunk's input and output
 gradient from its neighbours; here they come from per-variant banks indexed
@@ -60,7 +67,9 @@ import torch.nn.functional as F
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.dirname(HERE))
+sys.path.insert(0, HERE)
 import cgslot  # noqa: E402
+import pool_reuse  # noqa: E402
 
 DTYPE = torch.bfloat16
 SUB_ALIGN = 256       # alignment of each saved tensor inside the saved range
@@ -491,24 +500,111 @@ def run_eager(step, rt, microbatches, variants):
 
 # ---- capture -----------------------------------------------------------
 
-def capture_all(step, descs, pool):
+class PoolTrace:
+    """The caching allocator's alloc and free events during each capture,
+    from PyTorch's memory history (a private API: where it is missing or
+    differs, `ok` is False and `why` says why), for pool_reuse."""
+
+    def __init__(self):
+        self.events, self.spent, self._n, self.cache = {}, 0.0, 0, {}
+        self.ok, self.why = False, ""
+        try:
+            torch.cuda.memory._record_memory_history(
+                "all", context=None, stacks="python")
+            self._trace()
+            self.ok = True
+        except Exception as e:      # noqa: BLE001 (private API)
+            self.why = "%s: %s" % (type(e).__name__, e)
+
+    def _trace(self):
+        snap = torch.cuda.memory._snapshot()
+        return snap["device_traces"][torch.cuda.current_device()]
+
+    def mark(self):
+        if self.ok:
+            t0 = time.perf_counter()
+            self._n = len(self._trace())
+            self.spent += time.perf_counter() - t0
+
+    def collect(self, g):
+        if not self.ok:
+            return
+        t0 = time.perf_counter()
+        ev = []
+        for e in self._trace()[self._n:]:
+            if e["action"] == "alloc":
+                ev.append((pool_reuse.ALLOC, e["addr"], e["size"]))
+            elif e["action"] == "free_requested":
+                ev.append((pool_reuse.FREE, e["addr"], e["size"]))
+        self.events[g] = ev
+        self.spent += time.perf_counter() - t0
+
+    def stop(self):
+        if self.ok:
+            torch.cuda.memory._record_memory_history(None)
+
+
+def capture_all(step, descs, pool, trace=None):
     """Capture every graph of descs (in order) with PyTorch on the current
-    stream; returns {g: torch.cuda.CUDAGraph} and the seconds spent."""
+    stream; returns {g: torch.cuda.CUDAGraph} and the seconds spent (not
+    counting the trace's own work)."""
     graphs = {}
     torch.cuda.synchronize()
     t0 = time.perf_counter()
+    spent0 = trace.spent if trace else 0.0
     for d in descs:
         fn = step.backward if d.direction else step.forward
         args = (d.variant, d.chunk, d.slot, d.layer)
         g = torch.cuda.CUDAGraph()
+        if trace:
+            trace.mark()
         g.capture_begin(pool=pool)
         try:
             fn(*args, retain=step.arena is None)
         finally:
             g.capture_end()
+        if trace:
+            trace.collect(d.index)
         graphs[d.index] = g
     torch.cuda.synchronize()
-    return graphs, time.perf_counter() - t0
+    spent = trace.spent - spent0 if trace else 0.0
+    return graphs, time.perf_counter() - t0 - spent
+
+
+def reader_of(rt):
+    """consumer() for pool_reuse: the graph that last reads what a graph
+    keeps.  A forward's input, output and saved tensors are read by the
+    same layer's backward; a backward's input gradient by the backward of
+    the layer below; the first layer's goes to the pipeline bank."""
+    table = decode_table(rt)
+    index = {t: g for g, t in enumerate(table)}
+
+    def consumer(g):
+        v, c, s, l, d = table[g]
+        if not d:
+            return index[(v, c, s, l, 1)]
+        return index[(v, c, s, l - 1, 1)] if l > 0 else None
+    return consumer
+
+
+def predicted_clashes(rt, trace, pools, sequence):
+    """Pairs of pool blocks live at once when `sequence` replays, summed
+    over pools ({key: graph indices in capture order}); None without a
+    trace."""
+    if trace is None or not trace.ok:
+        return None
+    consumer = reader_of(rt)
+    n = 0
+    for gids in pools.values():
+        key = tuple(gids)
+        if key not in trace.cache:
+            blocks = pool_reuse.blocks_of(trace.events, gids, consumer)
+            trace.cache[key] = (set(gids), blocks,
+                                pool_reuse.overlapping_pairs(blocks))
+        mine, blocks, pairs = trace.cache[key]
+        n += len(pool_reuse.conflicts(
+            blocks, pairs, [g for g in sequence if g in mine]))
+    return n
 
 
 def pool_capture_order(descs, layers):
@@ -612,6 +708,11 @@ def main():
                     "manifest are written")
     ap.add_argument("--skip-baselines", action="store_true",
                     help="skip the PyTorch-pool baselines")
+    ap.add_argument("--no-pool-trace", dest="pool_trace",
+                    action="store_false",
+                    help="do not record the allocator's events during "
+                         "capture (they predict which replays reuse live "
+                         "pool memory)")
     ap.add_argument("--dry-run", action="store_true",
                     help="CPU: run the cgslot placement eagerly over host "
                          "arenas (no graphs) and compare with eager")
@@ -778,7 +879,10 @@ def main():
             return errs
         banks.fill(0)
         log("capturing %d graphs into cgslot's arenas" % len(descs))
-        graphs, secs = capture_all(step, descs, pool)
+        trace = PoolTrace() if a.pool_trace else None
+        graphs, secs = capture_all(step, descs, pool, trace)
+        if trace:
+            trace.stop()
         log("captured in %.2f s" % secs)
         t0 = time.perf_counter()
         for g, tg in graphs.items():
@@ -790,6 +894,7 @@ def main():
         res1 = torch.cuda.memory_reserved()
         used1 = torch.cuda.mem_get_info()[1] - torch.cuda.mem_get_info()[0]
         log("adopted; replaying %d iterations through libcgslot" % len(plan))
+        clashes = []
         for (n, variants, seed), ref in zip(plan, refs):
             banks.fill(seed)
             zero_main_grads(chunks)
@@ -797,6 +902,9 @@ def main():
             rt.replay(n, variants, stream=torch.cuda.current_stream())
             sync()
             errs.append(compare(snapshot(chunks, banks, n, variants), ref))
+            clashes.append(predicted_clashes(
+                rt, trace, {None: [d.index for d in descs]},
+                rt.sequence(n, variants)))
         # timing: the largest count, fresh random variants each time
         times_g, times_e = [], []
         for i in range(a.timing_iterations):
@@ -816,6 +924,7 @@ def main():
         results["cgslot"] = dict(
             graphs=len(graphs), capture_s=secs, adopt_s=adopt_s,
             pool=res1 - res0, device=used1 - used0, errs=errs,
+            clashes=clashes, trace=trace,
             arena=info["arena_bytes"], replay_ms=statistics.median(times_g),
             eager_ms=statistics.median(times_e), stats=rt.stats())
         del graphs
@@ -833,9 +942,31 @@ def main():
     gc.collect()
     torch.cuda.empty_cache()
 
-    # 5: PyTorch pools: one per variant; one shared, largest first
+    # 5: PyTorch pools: one per variant; one per slot; one shared
     rt2 = cgslot.Runtime(manifest, rank=cfg.rank, device=0)
     descs = rt2.capture_sequence()
+
+    def pool_groups(kind):
+        """[(pool key, descs in capture order)] of a PyTorch-pool
+        baseline, largest variant first.  per-variant: one pool per
+        variant, its graphs in the capture sequence's order; per-slot: one
+        pool per (variant, chunk, slot), its forwards up the layers, then
+        its backwards down, which is the order every microbatch in that
+        slot replays them in; shared: one pool for everything."""
+        out = []
+        for v in sorted(range(nv), key=lambda v: -cfg.tokens[v]):
+            mine = [d for d in descs if d.variant == v]
+            if kind != "per-slot":
+                out.append((v if kind == "per-variant" else None,
+                            pool_capture_order(mine, cfg.layers)))
+                continue
+            groups = {}
+            for d in mine:
+                groups.setdefault((v, d.chunk, d.slot), []).append(d)
+            for key in sorted(groups):
+                out.append((key, sorted(groups[key], key=lambda d: (
+                    d.direction, -d.layer if d.direction else d.layer))))
+        return out
 
     def run_pools(kind):
         gc.collect()
@@ -843,45 +974,56 @@ def main():
         res0 = torch.cuda.memory_reserved()
         used0 = torch.cuda.mem_get_info()[1] - torch.cuda.mem_get_info()[0]
         log("capturing with PyTorch pools: %s" % kind)
-        order = sorted(range(nv), key=lambda v: -cfg.tokens[v])
+        handles, order = {}, {}
         graphs, secs = {}, 0.0
-        shared = torch.cuda.graph_pool_handle()
-        keep = []
-        for v in order:
-            step = Step(cfg, chunks, banks, policy)
-            pool = (torch.cuda.graph_pool_handle() if kind == "per-variant"
-                    else shared)
-            banks.fill(0)
-            gs, s_ = capture_all(step, pool_capture_order(
-                [d for d in descs if d.variant == v], cfg.layers), pool)
+        keep, step = [], None
+        trace = PoolTrace() if a.pool_trace else None
+        for key, ds in pool_groups(kind):
+            v = ds[0].variant
+            if step is None or step.variant != v:
+                if kind == "shared":
+                    step = None         # the next variant reuses the pool
+                    gc.collect()
+                step = Step(cfg, chunks, banks, policy)
+                step.variant = v
+                if kind != "shared":
+                    keep.append(step)   # every static tensor stays
+                banks.fill(0)
+            if key not in handles:
+                handles[key] = torch.cuda.graph_pool_handle()
+            gs, s_ = capture_all(step, ds, handles[key], trace)
+            order.setdefault(key, []).extend(d.index for d in ds)
             graphs.update(gs)
             secs += s_
-            if kind == "per-variant":
-                keep.append(step)       # every static tensor stays
-            else:
-                del step                # the next variant reuses the pool
-            gc.collect()
+        step = None
+        gc.collect()
+        if trace:
+            trace.stop()
         torch.cuda.synchronize()
         res1 = torch.cuda.memory_reserved()
         used1 = torch.cuda.mem_get_info()[1] - torch.cuda.mem_get_info()[0]
-        errs = []
+        errs, clashes = [], []
         for (n, variants, seed), ref in zip(plan, refs):
             banks.fill(seed)
             zero_main_grads(chunks)
             banks.reset()
-            for g in rt2.sequence(n, variants):
+            seq = rt2.sequence(n, variants)
+            for g in seq:
                 graphs[g].replay()
             torch.cuda.synchronize()
             errs.append(compare(snapshot(chunks, banks, n, variants), ref))
+            clashes.append(predicted_clashes(rt2, trace, order, seq))
         results[kind] = dict(graphs=len(graphs), capture_s=secs,
                              pool=res1 - res0, device=used1 - used0,
-                             errs=errs)
+                             errs=errs, clashes=clashes, trace=trace,
+                             pools=len(handles))
         del graphs, keep
         gc.collect()
         torch.cuda.empty_cache()
 
     if not a.skip_baselines:
         run_pools("per-variant")
+        run_pools("per-slot")
         run_pools("shared")
 
     # 6: the table
@@ -906,9 +1048,11 @@ def main():
     print(hdr % ("graph memory (beyond the common)", "GiB", "x plan",
                  "graphs", "capture s", "largest rel. error vs eager"))
     eager_act = eager_peak - base_alloc
-    for kind, label in (("per-variant", "one PyTorch pool per variant"),
-                        ("shared", "one shared pool, largest first"),
-                        ("cgslot", "cgslot arenas + workspace pool")):
+    labels = (("per-variant", "one PyTorch pool per variant"),
+              ("per-slot", "PyTorch pool per (variant,chunk,slot)"),
+              ("shared", "one shared pool, largest first"),
+              ("cgslot", "cgslot arenas + workspace pool"))
+    for kind, label in labels:
         r = results.get(kind)
         if not r:
             continue
@@ -945,11 +1089,29 @@ def main():
                                      c["eager_ms"] / c["replay_ms"]))
     print("tolerance: relative L2 error <= %g (bf16 activations, fp32 "
           "main_grad)" % tol)
-    for kind in ("cgslot", "per-variant", "shared"):
-        for (n, vs, _), e in zip(plan, results.get(kind, {}).get("errs", [])):
-            print("  %-11s N=%d %s: loss %.2e dx %.2e grad %.2e" %
+    print("clashes: pairs of pool blocks whose addresses overlap and that "
+          "a replay keeps live at once, from the allocator's events during "
+          "capture (tools/python/examples/pool_reuse.py)")
+    for kind, label in labels:
+        r = results.get(kind)
+        if not r:
+            continue
+        tr = r["trace"]
+        if tr is not None and not tr.ok:
+            print("  %s: no allocator trace (%s)" % (kind, tr.why))
+        for (n, vs, _), e, k in zip(plan, r["errs"], r["clashes"]):
+            print("  %-11s N=%d %s: loss %.2e dx %.2e grad %.2e%s" %
                   (kind, n, "".join(map(str, vs)), e["loss"], e["dx"],
-                   e["grad"]))
+                   e["grad"], "" if k is None else ", clashes %d" % k))
+        wrong = [max(e.values()) > tol for e in r["errs"]]
+        if r["clashes"] and r["clashes"][0] is not None:
+            hit = [k > 0 for k in r["clashes"]]
+            print("  %-11s %s%d of %d iterations wrong, %d with clashes; "
+                  "wrong without clashes %d, clashes but right %d" %
+                  (kind, "%d pools, " % r["pools"] if "pools" in r else "",
+                   sum(wrong), len(wrong), sum(hit),
+                   sum(w and not h for w, h in zip(wrong, hit)),
+                   sum(h and not w for w, h in zip(wrong, hit))))
     bad = max(max(e.values()) for e in c["errs"]) > tol
     sys.exit(1 if bad else 0)
 
