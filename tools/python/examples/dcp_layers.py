@@ -1049,7 +1049,7 @@ def main():
                  "graphs", "capture s", "largest rel. error vs eager"))
     eager_act = eager_peak - base_alloc
     labels = (("per-variant", "one PyTorch pool per variant"),
-              ("per-slot", "PyTorch pool per (variant,chunk,slot)"),
+              ("per-slot", "one pool per variant, chunk, slot"),
               ("shared", "one shared pool, largest first"),
               ("cgslot", "cgslot arenas + workspace pool"))
     for kind, label in labels:
