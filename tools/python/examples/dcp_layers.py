@@ -713,10 +713,19 @@ def main():
                     help="do not record the allocator's events during "
                          "capture (they predict which replays reuse live "
                          "pool memory)")
+    ap.add_argument("--strict-baselines", action="store_true",
+                    help="exit 1 also when the per-slot pools are wrong "
+                         "on an iteration, a baseline is wrong where no "
+                         "clash was predicted, or cgslot's workspace pool "
+                         "clashes")
     ap.add_argument("--dry-run", action="store_true",
                     help="CPU: run the cgslot placement eagerly over host "
                          "arenas (no graphs) and compare with eager")
     a = ap.parse_args()
+    if a.strict_baselines and (a.skip_baselines or a.dry_run or
+                               not a.pool_trace):
+        ap.error("--strict-baselines needs the baselines and the pool trace "
+                 "on a GPU")
     cfg = Config(a)
     dry = a.dry_run
     device = torch.device("cpu" if dry else "cuda:0")
@@ -1113,6 +1122,22 @@ def main():
                    sum(w and not h for w, h in zip(wrong, hit)),
                    sum(h and not w for w, h in zip(wrong, hit))))
     bad = max(max(e.values()) for e in c["errs"]) > tol
+    if a.strict_baselines:
+        for kind, r in results.items():
+            if r["trace"] is None or not r["trace"].ok:
+                print("strict: %s: no allocator trace" % kind)
+                bad = True
+            for (n, vs, _), e, k in zip(plan, r["errs"], r["clashes"]):
+                wrong = max(e.values()) > tol
+                why = None
+                if kind in ("cgslot", "per-slot") and (wrong or k):
+                    why = "wrong" if wrong else "%d clashes" % k
+                elif wrong and k == 0:
+                    why = "wrong where no clash was predicted"
+                if why:
+                    print("strict: %s N=%d %s: %s" %
+                          (kind, n, "".join(map(str, vs)), why))
+                    bad = True
     sys.exit(1 if bad else 0)
 
 
