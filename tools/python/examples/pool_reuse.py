@@ -48,8 +48,10 @@ def blocks_of(events_by_graph, order, consumer):
                     out.append(_kept(b, consumer))
                 open_[addr] = (addr, addr + size, g)
             elif action == FREE:
+                # a block this pool's captures never allocated (before
+                # tracing began, or another pool's) is not ours
                 b = open_.pop(addr, None)
-                if b is not None:         # allocated before tracing began
+                if b is not None:
                     out.append(b + (g,))
             else:
                 raise ValueError("unknown action %r" % (action,))
