@@ -848,12 +848,9 @@ def main():
             # on the GPU), not a view: writes by other frames must not
             # look like in-place changes of this one to autograd.
             u8 = self.host[r.arena]
-            st = u8.storage()
-            st = torch.storage.TypedStorage(wrap_storage=st.untyped(),
-                                            dtype=dtype)
             t = torch.empty(0, dtype=dtype)
-            t.set_(st, (r.offset + offset) // item, tuple(shape),
-                   contiguous_strides(shape))
+            t.set_(u8.untyped_storage(), (r.offset + offset) // item,
+                   tuple(shape), contiguous_strides(shape))
             return t
 
     results = {}
