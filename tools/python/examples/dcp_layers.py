@@ -593,12 +593,11 @@ def predicted_clashes(rt, trace, pools, sequence):
     trace."""
     if trace is None or not trace.ok:
         return None
-    consumer = reader_of(rt)
     n = 0
     for gids in pools.values():
         key = tuple(gids)
         if key not in trace.cache:
-            blocks = pool_reuse.blocks_of(trace.events, gids, consumer)
+            blocks = pool_reuse.blocks_of(trace.events, gids, reader_of(rt))
             trace.cache[key] = (set(gids), blocks,
                                 pool_reuse.overlapping_pairs(blocks))
         mine, blocks, pairs = trace.cache[key]
