@@ -121,6 +121,18 @@ sed 's/slots: auto/slots: {max: 16}/' "$example" >"$tmp/max16.yaml"
 [ "$(grep -c '^ *[0-3] ' "$tmp/explore")" -eq 36 ] ||
 	fail "explore should list rings 8..16 for 4 ranks: $(cat "$tmp/explore")"
 [ "$(grep -c ' \*$' "$tmp/explore")" -eq 4 ] || fail "explore marks no ring per rank"
+# A ring's floor is never above its plan (rank slots graphs bytes x floor).
+awk '$1 ~ /^[0-9]+$/ && $6 > $5 { print; bad = 1 } END { exit bad }' \
+	"$tmp/explore" || fail "a floor above its plan: $(cat "$tmp/explore")"
+# The charges floor (pack.c): on testdata/valid/charges rank 0's ring of 9
+# (k mod 9), no layout beats the plan, 1.194 x the bound, where the
+# heaviest clique and the colours prove 1.165 only.
+"$cgslot" plan --explore-slots --max-slots 9 \
+	testdata/valid/charges/schedule.yaml >"$tmp/charges" ||
+	fail "--explore-slots on the charges schedule failed"
+awk '$1 == 0 && $2 == 9 && $5 == 1.194 && $6 == 1.194 { ok = 1 }
+     $1 ~ /^[0-9]+$/ && $6 > $5 { bad = 1 } END { exit !ok || bad }' \
+	"$tmp/charges" || fail "charges floor of rank 0, ring 9: $(cat "$tmp/charges")"
 for j in 1 2 5; do
 	"$cgslot" plan -j $j --max-slots 12 --per-rank-slots --format te-plan \
 		"$example" >"$tmp/te-$j" || fail "-j $j failed"

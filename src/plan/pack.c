@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/checked.h"
 #include "plan/dsa.h"
 #include "plan/stage.h"
 
@@ -42,6 +43,11 @@ struct kind_view {
 	uint64_t clique_nodes;
 	int want_floor;               /* the clique even without the engine */
 	const uint64_t *hint;         /* item offsets to take if valid, or NULL */
+	/*
+	 * Items of one chunk are numbered together, this many per chunk:
+	 * item i is of chunk i / items_per_chunk (0: no charges floor).
+	 */
+	uint32_t items_per_chunk;
 };
 
 struct pack_key {
@@ -238,6 +244,129 @@ static uint64_t item_clique_bytes(const struct kind_view *kv,
 }
 
 /*
+ * Items that ever meet another, at most this many, get a charges floor:
+ * its search is a clique search on the items that never meet, which
+ * are most of the pairs on long rings.
+ */
+#define CGS_CHARGES_MAX_ITEMS 384u
+
+/*
+ * Weight of the heaviest set of the m vertices of `apart` pairwise
+ * joined there, vertex v weighing weight[v]; 0 unless the search closed
+ * within the budget (the floor needs the heaviest, not one found).
+ */
+static uint64_t heaviest_apart(const struct cgs_graph *apart,
+			       const uint32_t *weight, uint64_t *budget)
+{
+	uint64_t start = *budget;
+	int64_t w;
+
+	if (start == 0)
+		return 0;
+	w = cgs_clique_max(apart, weight, 0, UINT64_MAX, budget);
+	/* a search stopped by the budget leaves none of it */
+	return w > 0 && *budget > 0 ? (uint64_t)w : 0;
+}
+
+/*
+ * The charges floor: frames that share a byte of a layout are of items
+ * pairwise never in conflict, one frame each (an item's frames conflict
+ * with each other).  Charge every byte of an item of chunk c y_c: no
+ * byte carries more than Y, the heaviest set of items pairwise apart,
+ * so every layout of the graph takes at least sum(size * y) / Y.  Two
+ * choices of y: one per chunk, and 1 / (most items of the chunk
+ * pairwise apart), scaled to integers.  Items never live, or in
+ * conflict with none, are left out (their frames may overlap anything).
+ * Returns the higher floor, or 0 where none was proven (too many
+ * items, a search stopped by the budget, weights too large).
+ */
+static uint64_t charges_floor_bytes(const struct kind_view *kv,
+				    const uint64_t *size)
+{
+	const struct cgs_graph *g = kv->items;
+	uint32_t per = kv->items_per_chunk, n = g->n, m = 0, i, j, c, chunks;
+	uint32_t *keep = NULL, *weight = NULL, *most = NULL, *y = NULL;
+	struct cgs_graph apart = {0};
+	uint64_t grain = 0, budget = kv->clique_nodes, best = 0, lcm = 1;
+	int t;
+
+	if (per == 0 || n == 0)
+		return 0;
+	chunks = (n + per - 1) / per;
+	keep = malloc(((uint64_t)n + 1) * sizeof(*keep));
+	weight = malloc(((uint64_t)n + 1) * sizeof(*weight));
+	most = calloc((uint64_t)chunks + 1, sizeof(*most));
+	y = calloc((uint64_t)chunks + 1, sizeof(*y));
+	if (!keep || !weight || !most || !y)
+		goto out;
+	for (i = 0; i < n; i++) {
+		const uint64_t *row = cgs_graph_row(g, i);
+		int meets = 0;
+
+		for (j = 0; j < g->words && !meets; j++)
+			meets = row[j] != 0;
+		if (meets && kv->birth[i] != CGS_PLAN_NEVER && size[i]) {
+			keep[m++] = i;
+			grain = cgs_gcd(grain, size[i]);
+		}
+	}
+	if (m < 2 || m > CGS_CHARGES_MAX_ITEMS ||
+	    cgs_graph_init(&apart, m) != 0)
+		goto out;
+	for (i = 0; i < m; i++)
+		for (j = i + 1; j < m; j++)
+			if (!cgs_graph_edge(g, keep[i], keep[j])) {
+				cgs_bit_set(cgs_graph_row(&apart, i), j);
+				cgs_bit_set(cgs_graph_row(&apart, j), i);
+			}
+	/* the most items of each chunk pairwise apart (any answer will do) */
+	for (c = 0; c < chunks; c++) {
+		uint64_t left = budget / (2 * (uint64_t)chunks) + 1;
+		int64_t w;
+
+		for (i = 0; i < m; i++)
+			weight[i] = keep[i] / per == c;
+		w = cgs_clique_max(&apart, weight, 0, UINT64_MAX, &left);
+		most[c] = w > 0 ? (uint32_t)w : 1;
+		if (lcm <= UINT32_MAX)
+			lcm = lcm / cgs_gcd(lcm, most[c]) * most[c];
+	}
+	for (t = 0; t < 2; t++) {
+		uint64_t heaviest, sum = 0, q, r, floor, rest;
+
+		if (t == 1 && lcm > UINT16_MAX)
+			break;
+		for (c = 0; c < chunks; c++)
+			y[c] = t == 0 ? 1 : (uint32_t)(lcm / most[c]);
+		for (i = 0; i < m; i++)
+			weight[i] = y[keep[i] / per];
+		heaviest = heaviest_apart(&apart, weight, &budget);
+		if (heaviest == 0)
+			break;
+		/* sum(size * y) / Y in grains, then bytes rounded up */
+		for (i = 0; i < m; i++)
+			if (cgs_acc_u64(&sum, size[keep[i]] / grain *
+					      weight[i]))
+				goto out;
+		q = sum / heaviest;
+		r = sum % heaviest;
+		if (cgs_mul_u64(q, grain, &floor) ||
+		    cgs_mul_u64(r, grain, &rest) ||
+		    cgs_acc_u64(&floor, (rest + heaviest - 1) / heaviest))
+			goto out;
+		if (floor > best)
+			best = floor;
+	}
+out:
+	cgs_graph_release(&apart);
+	free(keep);
+	free(weight);
+	free(most);
+	free(y);
+	return best;
+}
+
+/*
  * Lay out one frame kind for the given frame sizes: the best of several
  * first-fit orders over items and of a first-fit over single frames
  * colour by colour.  The colour-by-colour first-fit never exceeds
@@ -329,6 +458,11 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 		clique = item_clique_bytes(kv, size, best);
 		if (clique > floor)
 			floor = clique;
+		if (best > floor) {
+			clique = charges_floor_bytes(kv, size);
+			if (clique > floor)
+				floor = clique;
+		}
 	}
 	/*
 	 * The engine searches for what first-fit left above the bound, when
@@ -561,7 +695,8 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		.lower = rp->saved_stats.lower_bound_bytes,
 		.align = x->align, .dsa_nodes = x->opt->pack_budget,
 		.clique_nodes = x->opt->colour_budget,
-		.want_floor = x->want_floor, .hint = x->group_offset_hint};
+		.want_floor = x->want_floor, .hint = x->group_offset_hint,
+		.items_per_chunk = x->slots};
 	/* gradient frames are their own items: BY_COLOUR is per frame */
 	struct kind_view grad_view = {
 		.items = &x->grad_conflicts, .item_first = x->grad_first,
