@@ -258,10 +258,9 @@ static uint64_t item_clique_bytes(const struct kind_view *kv,
 static uint64_t heaviest_apart(const struct cgs_graph *apart,
 			       const uint32_t *weight, uint64_t *budget)
 {
-	uint64_t start = *budget;
 	int64_t w;
 
-	if (start == 0)
+	if (*budget == 0)
 		return 0;
 	w = cgs_clique_max(apart, weight, 0, UINT64_MAX, budget);
 	/* a search stopped by the budget leaves none of it */
@@ -332,7 +331,7 @@ static uint64_t charges_floor_bytes(const struct kind_view *kv,
 			lcm = lcm / cgs_gcd(lcm, most[c]) * most[c];
 	}
 	for (t = 0; t < 2; t++) {
-		uint64_t heaviest, sum = 0, q, r, floor, rest;
+		uint64_t heaviest, sum = 0, q, r, floor, rest, part;
 
 		if (t == 1 && lcm > UINT16_MAX)
 			break;
@@ -345,14 +344,15 @@ static uint64_t charges_floor_bytes(const struct kind_view *kv,
 			break;
 		/* sum(size * y) / Y in grains, then bytes rounded up */
 		for (i = 0; i < m; i++)
-			if (cgs_acc_u64(&sum, size[keep[i]] / grain *
-					      weight[i]))
+			if (cgs_mul_u64(size[keep[i]] / grain, weight[i],
+					&part) || cgs_acc_u64(&sum, part))
 				goto out;
 		q = sum / heaviest;
 		r = sum % heaviest;
 		if (cgs_mul_u64(q, grain, &floor) ||
 		    cgs_mul_u64(r, grain, &rest) ||
-		    cgs_acc_u64(&floor, (rest + heaviest - 1) / heaviest))
+		    cgs_acc_u64(&floor, rest / heaviest +
+					(rest % heaviest != 0)))
 			goto out;
 		if (floor > best)
 			best = floor;
