@@ -11,7 +11,8 @@ proves what testdata/valid/charges says it does.
     1 are proven out of 2% for their slots, the floor is the plan's own
     saved arena, 1.0593 and 1.2018 times the saved bound, and with
     --slots 8 (k mod 8 without the plan) the same.
-  - --charges with --check is refused (exit 2).
+  - --charges with --check is refused (exit 2), and so are k mod 3,
+    shorter than the ring liveness needs, and --slots 0.
 Skips (77) without networkx.  Run by meson (suite cli) with $CGSLOT and
 $CGS_SOURCE_ROOT.
 """
@@ -120,6 +121,16 @@ def main():
                 fail("charges rank %d: the plan is not at the floor" % r)
     print("-- --charges with --check")
     run(CHARGES, "--check", want=2)
+    print("-- a ring shorter than liveness, and no ring")
+    p = subprocess.run([sys.executable, TOOL, "--charges", "--slots", "3",
+                        CHARGES], capture_output=True, text=True,
+                       env=dict(os.environ, CGSLOT=CGSLOT))
+    print(p.stderr.strip())
+    if p.returncode != 2 or "shorter than liveness" not in p.stderr or \
+            p.stdout:
+        fail("--slots 3 (rank 0 keeps more of a chunk live) exited %d"
+             % p.returncode)
+    run(CHARGES, "--slots", "0", want=2)
     print("%d failed" % failures)
     return 1 if failures else 0
 
