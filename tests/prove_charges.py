@@ -7,18 +7,21 @@ proves what testdata/valid/charges says it does.
     rings of 8, 11 and 16, and with the ring search and slot maps to 16,
     the floor is at most the plan's own saved arena (a floor above a
     plan that `cgslot verify` accepts would be wrong).
-  - Strength: on the charges schedule at its smallest ring, ranks 0 and
-    1 are proven out of 2% for their slots, the floor is the plan's own
-    saved arena, 1.0593 and 1.2018 times the saved bound, and with
-    --slots 8 (k mod 8 without the plan) the same.
+  - Strength: on the charges schedule at its smallest ring every rank
+    is proven out of 2% for its slots, at the plan's own saved arena:
+    ranks 0 and 1 by one charge per chunk (1.0593 and 1.2018 times the
+    saved bound), ranks 2 and 3 only by the linear program's charges per
+    slot (1.1429 and 1.6000, where one per chunk gives 1.0738 and
+    1.1436); with --slots 8 (k mod 8 without the plan) the same.
   - --charges with --check is refused (exit 2), and so are k mod 3,
     shorter than the ring liveness needs, and --slots 0.
-Skips (77) without networkx.  Run by meson (suite cli) with $CGSLOT and
+Skips (77) without networkx or glpsol.  Run by meson (suite cli) with $CGSLOT and
 $CGS_SOURCE_ROOT.
 """
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -32,8 +35,9 @@ CGSLOT = os.environ.get("CGSLOT", "cgslot")
 VALID = os.path.join(ROOT, "testdata", "valid")
 CHARGES = os.path.join(VALID, "charges", "schedule.yaml")
 LINE = re.compile(r"^rank (\d+), (.*?): every layout takes at least (\d+) "
-                  r"bytes of saved arena \(charges [\d/]+ by chunk, at most "
-                  r"\d+ on a byte\), ([\d.]+) x the saved bound; (.*)$")
+                  r"bytes of saved arena \((charges [\d/]+ by chunk, at most "
+                  r"\d+ on a byte|charges per slot, a linear program over "
+                  r"\d+ sets)\), ([\d.]+) x the saved bound; (.*)$")
 failures = 0
 
 
@@ -62,8 +66,8 @@ def parsed(lines):
         if not m:
             fail("not a floor line: " + ln)
             continue
-        out[int(m.group(1))] = (int(m.group(3)), float(m.group(4)),
-                                m.group(5))
+        out[int(m.group(1))] = (int(m.group(3)), float(m.group(5)),
+                                m.group(6), m.group(4))
     return out
 
 
@@ -92,6 +96,9 @@ def main():
     except ImportError:
         print("SKIP: no networkx (apt-get install python3-networkx)")
         return 77
+    if not shutil.which("glpsol"):
+        print("SKIP: no glpsol (apt-get install glpk-utils)")
+        return 77
     with tempfile.TemporaryDirectory() as tmp:
         cases = []
         for name in ("charges", "prove-bound", "placed-classes"):
@@ -103,7 +110,7 @@ def main():
                               with_slots(src, slots, tmp)))
         for name, path in cases:
             print("-- " + name)
-            for r, (_, _, verdict) in parsed(run(path)).items():
+            for r, (_, _, verdict, _) in parsed(run(path)).items():
                 x = plan_saved(verdict)
                 if x is None or x < 1.0:
                     fail("%s rank %d: the floor is above the plan's own "
@@ -111,12 +118,20 @@ def main():
     for args in ((), ("--slots", "8")):
         print("-- charges " + " ".join(args))
         got = parsed(run(CHARGES, *args))
-        for r, ratio in ((0, 1.0593), (1, 1.2018)):
-            floor, x, verdict = got.get(r, (0, 0.0, ""))
-            if floor != 15008 << 20 or abs(x - ratio) > 1e-4 or \
+        # ranks 0 and 1 by one charge per chunk, 2 and 3 by the linear
+        # program's charges per slot (per chunk, at most 1.0738 and
+        # 1.1436): every floor the plan's own saved arena
+        for r, mib, ratio, how in ((0, 15008, 1.0593, "by chunk"),
+                                   (1, 15008, 1.2018, "by chunk"),
+                                   (2, 11648, 1.1429, "linear program"),
+                                   (3, 11648, 1.6000, "linear program")):
+            floor, x, verdict, charges = got.get(r, (0, 0.0, "", ""))
+            if floor != mib << 20 or abs(x - ratio) > 1e-4 or \
+                    how not in charges or \
                     "no layout of these slots comes within 2%" not in verdict:
-                fail("charges rank %d: expected 15008 MiB, %.4f x the bound "
-                     "and no layout within 2%%" % (r, ratio))
+                fail("charges rank %d: expected %d MiB, %.4f x the bound "
+                     "(charges %s) and no layout within 2%%" % (
+                         r, mib, ratio, how))
             if not args and not verdict.endswith("at the floor"):
                 fail("charges rank %d: the plan is not at the floor" % r)
     print("-- --charges with --check")
