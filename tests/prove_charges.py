@@ -15,8 +15,8 @@ proves what testdata/valid/charges says it does.
     1.1436); with --slots 8 (k mod 8 without the plan) the same.
   - --charges with --check is refused (exit 2), and so are k mod 3,
     shorter than the ring liveness needs, and --slots 0.
-Skips (77) without networkx or glpsol.  Run by meson (suite cli) with $CGSLOT and
-$CGS_SOURCE_ROOT.
+Skips (77) without networkx or glpsol.  Run by meson (suite cli) with
+$CGSLOT and $CGS_SOURCE_ROOT.
 """
 import json
 import os
