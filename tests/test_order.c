@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/large.h"
 #include "order/order.h"
 #include "testlib.h"
 
@@ -157,6 +158,30 @@ START_TEST(reachable_counts)
 }
 END_TEST
 
+/*
+ * The orders' blocks: small ones from malloc, from 2 MiB on aligned to
+ * the huge page (the kernel's advice is not observable here, the
+ * alignment it needs is), and every byte writable.
+ */
+START_TEST(large_blocks)
+{
+	size_t sizes[] = {0, 100, CGS_LARGE_PAGE - 1, CGS_LARGE_PAGE,
+			  2 * CGS_LARGE_PAGE + 12345};
+	size_t i;
+
+	for (i = 0; i < sizeof(sizes) / sizeof(*sizes); i++) {
+		unsigned char *p = cgs_large_alloc(sizes[i]);
+
+		ck_assert_ptr_nonnull(p);
+		if (sizes[i] >= CGS_LARGE_PAGE)
+			ck_assert_uint_eq((uintptr_t)p % CGS_LARGE_PAGE, 0);
+		memset(p, 0xa5, sizes[i] ? sizes[i] : 1);
+		ck_assert_uint_eq(p[sizes[i] ? sizes[i] - 1 : 0], 0xa5);
+		free(p);
+	}
+}
+END_TEST
+
 static Suite *order_suite(void)
 {
 	Suite *s = suite_create("order");
@@ -170,6 +195,7 @@ static Suite *order_suite(void)
 	tcase_add_test(tc, bad_parameters);
 	tcase_add_test(tc, check_rejects);
 	tcase_add_test(tc, reachable_counts);
+	tcase_add_test(tc, large_blocks);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/error.h"
+#include "common/large.h"
 #include "order/order.h"
 
 static int has_explicit(const struct cgs_schedule *s, uint32_t rank)
@@ -67,7 +68,7 @@ static int init_explicit(struct cgs_rank_orders *ro,
 		n++;
 		total += o->n_entries;
 	}
-	ro->entries = malloc((total ? total : 1) * sizeof(*ro->entries));
+	ro->entries = cgs_large_alloc(total * sizeof(*ro->entries));
 	if (!ro->entries)
 		goto nomem;
 	ro->n_reachable = n;
@@ -95,7 +96,7 @@ static int init_generated(struct cgs_rank_orders *ro,
 
 	ro->reachable = calloc(n ? n : 1, sizeof(*ro->reachable));
 	ro->order_start = calloc((size_t)n + 1, sizeof(*ro->order_start));
-	ro->entries = malloc((total ? total : 1) * sizeof(*ro->entries));
+	ro->entries = cgs_large_alloc(total * sizeof(*ro->entries));
 	if (!ro->reachable || !ro->order_start || !ro->entries)
 		return cgs_error_set(err, CGS_E_NOMEM, "out of memory");
 	ro->n_reachable = cgs_order_reachable(s->vpp, s->group,
