@@ -3,8 +3,8 @@
  * entry, 136 MB over the ranks of P 32, M 8, L 2048): filled once, from
  * start to end, by the threads that plan.  Taken in 4 KiB pages, filling
  * them costs a page fault each, and with two threads each fault that
- * changes a mapping also stops the other processor; on the machines
- * measured that was a third of the planning time.  Where the kernel takes
+ * changes a mapping also stops the other processor; on P 32, M 8, L 2048
+ * huge pages alone took about a quarter off the planning time.  Where the kernel takes
  * advice (Linux, transparent huge pages on "madvise" or "always"), blocks
  * of 2 MiB and more are aligned to 2 MiB and advised as huge pages: a
  * fault per 2 MiB.  Elsewhere, or when the kernel declines, it is plain
