@@ -99,10 +99,11 @@ static int check_static(const struct cgs_schedule *s, const struct cgs_plan *p,
 					FAIL("rank %u: saved frame %u colour %u out of range",
 					     rp->rank, f, fr->colour);
 				for (v = 0; v < V; v++) {
+					/* one layout per (variant, layer), any slot */
 					const struct cgs_range *rr = rp->saved_roles +
-						((uint64_t)v * rp->n_saved + f) * 3;
+						((uint64_t)v * LT + base[c] + l) * 3;
 					const struct cgs_range *g = rp->user_grad_layers +
-						(uint64_t)v * rp->n_saved + f;
+						(uint64_t)v * LT + base[c] + l;
 
 					for (r = 0; r < 3; r++) {
 						uint64_t want = cgs_schedule_bytes(
@@ -207,16 +208,21 @@ static int roles_overlap(const struct cgs_schedule *s,
 			 const struct cgs_rank_plan *rp,
 			 const struct cgs_frame *a, const struct cgs_frame *b)
 {
-	uint64_t fa = (uint64_t)(a - rp->saved), fb = (uint64_t)(b - rp->saved);
-	uint32_t va, vb, r, q;
+	uint64_t lt = 0, la = a->layer, lb = b->layer;
+	uint32_t va, vb, r, q, c;
 
+	/* the ranges are kept per (variant, layer): plan.h */
+	for (c = 0; c < s->vpp; c++) {
+		la += c < a->chunk ? s->layers[c] : 0;
+		lb += c < b->chunk ? s->layers[c] : 0;
+		lt += s->layers[c];
+	}
 	for (va = 0; va < s->n_variants; va++) {
-		const struct cgs_range *ra = rp->saved_roles +
-			(va * (uint64_t)rp->n_saved + fa) * 3;
+		const struct cgs_range *ra = rp->saved_roles + (va * lt + la) * 3;
 
 		for (vb = 0; vb < s->n_variants; vb++) {
 			const struct cgs_range *rb = rp->saved_roles +
-				(vb * (uint64_t)rp->n_saved + fb) * 3;
+				(vb * lt + lb) * 3;
 
 			for (r = 0; r < 3; r++)
 				for (q = 0; q < 3; q++)
@@ -282,18 +288,18 @@ static int gradients_overlap(const struct cgs_schedule *s,
 			     uint32_t S, const struct cgs_frame *a,
 			     const struct cgs_frame *b)
 {
+	uint64_t lt = base[s->vpp];
 	uint32_t va, vb, la, lb;
 
 	for (va = 0; va < s->n_variants; va++)
 		for (vb = 0; vb < s->n_variants; vb++)
 			for (la = 0; la < s->layers[a->chunk]; la++)
 				for (lb = 0; lb < s->layers[b->chunk]; lb++) {
+					/* per (variant, layer), any slot: plan.h */
 					const struct cgs_range *x = rp->user_grad_layers +
-						va * (uint64_t)rp->n_saved +
-						base[a->chunk] * S + a->slot * s->layers[a->chunk] + la;
+						va * lt + base[a->chunk] + la;
 					const struct cgs_range *y = rp->user_grad_layers +
-						vb * (uint64_t)rp->n_saved +
-						base[b->chunk] * S + b->slot * s->layers[b->chunk] + lb;
+						vb * lt + base[b->chunk] + lb;
 
 					if (overlap(a->offset + x->offset, x->bytes,
 						    b->offset + y->offset, y->bytes))

@@ -32,25 +32,23 @@ static uint32_t frame_index(const struct cgs_plan *p,
 	return p->layer_base[c] * rp->slots + s * p->schedule->layers[c] + l;
 }
 
-/* Move frame (c, s) of every kind to slot (s + c) mod S. */
+/*
+ * Move frame (c, s) of every kind to slot (s + c) mod S.  The role ranges
+ * are kept per (variant, layer), the same in every slot (plan.h): they
+ * stay.
+ */
 static int relabel(const struct cgs_plan *p, struct cgs_rank_plan *rp)
 {
 	const struct cgs_schedule *sc = p->schedule;
-	uint32_t S = rp->slots, V = sc->n_variants, c, s, l, v, f, to, g;
+	uint32_t S = rp->slots, c, s, l, f, to, g;
 	uint32_t *new_of = malloc(((size_t)rp->n_saved + 1) * sizeof(*new_of));
 	struct cgs_frame *saved = malloc(((size_t)rp->n_saved + 1) * sizeof(*saved));
 	struct cgs_frame *ug = malloc(((size_t)rp->n_user_grad + 1) * sizeof(*ug));
-	struct cgs_range *roles = malloc(((size_t)V * rp->n_saved * 3 + 1) *
-					 sizeof(*roles));
-	struct cgs_range *layers = malloc(((size_t)V * rp->n_saved + 1) *
-					  sizeof(*layers));
 
-	if (!new_of || !saved || !ug || !roles || !layers) {
+	if (!new_of || !saved || !ug) {
 		free(new_of);
 		free(saved);
 		free(ug);
-		free(roles);
-		free(layers);
 		return -1;
 	}
 	for (c = 0; c < sc->vpp; c++)
@@ -63,15 +61,6 @@ static int relabel(const struct cgs_plan *p, struct cgs_rank_plan *rp)
 				new_of[f] = to;
 				saved[to] = rp->saved[f];
 				saved[to].slot = (s + c) % S;
-				for (v = 0; v < V; v++) {
-					uint64_t a = (uint64_t)v * rp->n_saved + f;
-					uint64_t b = (uint64_t)v * rp->n_saved + to;
-
-					roles[b * 3] = rp->saved_roles[a * 3];
-					roles[b * 3 + 1] = rp->saved_roles[a * 3 + 1];
-					roles[b * 3 + 2] = rp->saved_roles[a * 3 + 2];
-					layers[b] = rp->user_grad_layers[a];
-				}
 			}
 		}
 	/* graph (v, f, d) = (v * n_saved + f) * 2 + d follows its frame */
@@ -84,12 +73,8 @@ static int relabel(const struct cgs_plan *p, struct cgs_rank_plan *rp)
 	}
 	free(rp->saved);
 	free(rp->user_grad);
-	free(rp->saved_roles);
-	free(rp->user_grad_layers);
 	rp->saved = saved;
 	rp->user_grad = ug;
-	rp->saved_roles = roles;
-	rp->user_grad_layers = layers;
 	free(new_of);
 	return 0;
 }

@@ -37,6 +37,16 @@ struct fixture {
 	struct cgs_rank_plan rp[FX_PP];
 };
 
+/* The rank's layer (plan.h's li) that saved frame f is of. */
+static uint32_t fx_layer_index(const struct cgs_rank_plan *rp, uint32_t f)
+{
+	uint32_t c, li = rp->saved[f].layer;
+
+	for (c = 0; c < rp->saved[f].chunk; c++)
+		li += fx_layers[c];
+	return li;
+}
+
 static void fixture_rank(struct cgs_rank_plan *rp, uint32_t rank)
 {
 	struct cgs_order_params op = {FX_PP, FX_VPP, FX_G, 0, rank};
@@ -78,21 +88,21 @@ static void fixture_rank(struct cgs_rank_plan *rp, uint32_t rank)
 				c, s, 0, u, 1, (uint64_t)u * 512, 512};
 			u++;
 		}
-	rp->saved_roles = calloc(FX_V * FX_SAVED * 3, sizeof(struct cgs_range));
-	rp->user_grad_layers = calloc(FX_V * FX_SAVED, sizeof(struct cgs_range));
+	/* role ranges per (variant, layer of the rank): plan.h */
+	rp->saved_roles = calloc(FX_V * FX_LT * 3, sizeof(struct cgs_range));
+	rp->user_grad_layers = calloc(FX_V * FX_LT, sizeof(struct cgs_range));
 	for (v = 0; v < FX_V; v++)
-		for (f = 0; f < FX_SAVED; f++) {
-			struct cgs_range *r = rp->saved_roles +
-					      ((size_t)v * FX_SAVED + f) * 3;
+		for (c = 0, f = 0; c < FX_VPP; c++)
+			for (l = 0; l < fx_layers[c]; l++, f++) {
+				struct cgs_range *r = rp->saved_roles +
+						      ((size_t)v * FX_LT + f) * 3;
 
-			r[0] = (struct cgs_range){0, 256};
-			r[1] = (struct cgs_range){256, 256};
-			r[2] = (struct cgs_range){512, 512 - 256 * v};
-			rp->user_grad_layers[v * FX_SAVED + f] =
-				(struct cgs_range){
-					256 * (uint64_t)rp->saved[f].layer,
-					256};
-		}
+				r[0] = (struct cgs_range){0, 256};
+				r[1] = (struct cgs_range){256, 256};
+				r[2] = (struct cgs_range){512, 512 - 256 * v};
+				rp->user_grad_layers[v * FX_LT + f] =
+					(struct cgs_range){256 * (uint64_t)l, 256};
+			}
 	rp->n_arenas = 2;
 	rp->arenas = calloc(2, sizeof(struct cgs_arena));
 	rp->arenas[0] = (struct cgs_arena){CGS_ARENA_SAVED, FX_SAVED * 1024};
@@ -525,13 +535,13 @@ START_TEST(round_trip)
 					struct cgs_manifest_range a =
 						cgs_manifest_saved_role(m, ri, v, f, r);
 					const struct cgs_range *b =
-						&rp->saved_roles[(v * FX_SAVED + f) * 3 + r];
+						&rp->saved_roles[(v * FX_LT + fx_layer_index(rp, f)) * 3 + r];
 
 					ck_assert_uint_eq(a.offset, b->offset);
 					ck_assert_uint_eq(a.bytes, b->bytes);
 				}
 				ck_assert_uint_eq(cgs_manifest_user_grad_layer(m, ri, v, f).offset,
-						  rp->user_grad_layers[v * FX_SAVED + f].offset);
+						  rp->user_grad_layers[v * FX_LT + fx_layer_index(rp, f)].offset);
 			}
 		ck_assert_uint_eq(cgs_manifest_capture_count(m, ri), rp->n_graphs);
 		for (i = 0; i < rp->n_graphs; i++)

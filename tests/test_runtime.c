@@ -394,11 +394,11 @@ START_TEST(locate_matches_plan)
 						    &err), 0);
 		if (role == CGS_RUNTIME_USER_GRAD) {
 			uf = &rp->user_grad[c * S + k % S];
-			want = rp->user_grad_layers[v * rp->n_saved + f];
+			want = rp->user_grad_layers[cgs_plan_role_index(b.plan, v, c, l)];
 			ck_assert_uint_eq(arena, uf->arena);
 			ck_assert_uint_eq(off, uf->offset + want.offset);
 		} else {
-			want = rp->saved_roles[(v * rp->n_saved + f) * 3 + role];
+			want = rp->saved_roles[cgs_plan_role_index(b.plan, v, c, l) * 3 + role];
 			ck_assert_uint_eq(arena, fr->arena);
 			ck_assert_uint_eq(off, fr->offset + want.offset);
 		}

@@ -9,7 +9,7 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 {
 	const struct cgs_schedule *s = p->schedule;
 	const struct cgs_rank_plan *rp = &p->ranks[ri];
-	uint64_t n = (uint64_t)rp->n_saved * s->n_variants, i;
+	uint64_t n = (uint64_t)rp->n_saved * s->n_variants, i, li, lt = 0;
 	uint32_t a, v, f, rows;
 
 	*d = (struct cgs_verify_plan_rank){0};
@@ -39,6 +39,8 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 				       rp->reachable[rp->n_reachable - 1];
 	for (v = 0; v < s->n_variants; v++)
 		d->variant_names[v] = s->variants[v].name;
+	for (a = 0; a < s->vpp; a++)
+		lt += s->layers[a];
 	for (f = 0; f < rp->n_saved; f++)
 		d->saved_frames[f] = (struct cgs_verify_range){
 			rp->saved[f].arena, rp->saved[f].offset,
@@ -60,14 +62,17 @@ int cgs_verify_plan_rank_init(struct cgs_verify_plan_rank *d,
 					    (f - base * rp->slots) / s->layers[c]];
 
 			i = (uint64_t)v * rp->n_saved + f;
+			/* the plan keeps one layout per (variant, layer) */
+			li = (uint64_t)v * lt + base +
+			     (f - base * rp->slots) % s->layers[c];
 			for (r = 0; r < 3; r++)
 				d->saved[i * 3 + r] = (struct cgs_verify_range){
 					sf->arena,
-					sf->offset + rp->saved_roles[i * 3 + r].offset,
-					rp->saved_roles[i * 3 + r].bytes};
+					sf->offset + rp->saved_roles[li * 3 + r].offset,
+					rp->saved_roles[li * 3 + r].bytes};
 			d->user_grad[i] = (struct cgs_verify_range){
-				ug->arena, ug->offset + rp->user_grad_layers[i].offset,
-				rp->user_grad_layers[i].bytes};
+				ug->arena, ug->offset + rp->user_grad_layers[li].offset,
+				rp->user_grad_layers[li].bytes};
 		}
 	d->view = (struct cgs_verify_rank){
 		.rank = rp->rank,

@@ -103,44 +103,6 @@ static enum map_kind map_kind(const struct cgs_rank_plan *rp)
 	return kind;
 }
 
-/*
- * Format 2 stores each variant's role ranges once per (chunk, layer): the
- * planner lays a layer out the same in every slot.  A plan that does not
- * cannot be stored.
- */
-static int check_ranges_per_layer(const struct cgs_plan *p,
-				  const struct cgs_rank_plan *rp,
-				  struct cgs_error *err)
-{
-	const struct cgs_schedule *s = p->schedule;
-	uint64_t base = 0, f0, f, at0, at;
-	uint32_t v, c, sl, l, r;
-
-	for (c = 0; c < s->vpp; base += s->layers[c], c++)
-		for (l = 0; l < s->layers[c]; l++)
-			for (sl = 1; sl < rp->slots; sl++)
-				for (v = 0; v < s->n_variants; v++) {
-					f0 = base * rp->slots + l;
-					f = f0 + (uint64_t)sl * s->layers[c];
-					at0 = (uint64_t)v * rp->n_saved + f0;
-					at = (uint64_t)v * rp->n_saved + f;
-					for (r = 0; r < 3; r++)
-						if (memcmp(&rp->saved_roles[at * 3 + r],
-							   &rp->saved_roles[at0 * 3 + r],
-							   sizeof(struct cgs_range)))
-							goto differ;
-					if (memcmp(&rp->user_grad_layers[at],
-						   &rp->user_grad_layers[at0],
-						   sizeof(struct cgs_range)))
-						goto differ;
-				}
-	return 0;
-differ:
-	return cgs_error_set(err, CGS_E_INVALID,
-			     "plan of rank %u lays out chunk %u layer %u differently in slot %u and slot 0; manifest format %u stores one layout per layer",
-			     rp->rank, c, l, sl, CGS_MANIFEST_MAJOR);
-}
-
 /* Check that the plan has the shape its schedule implies. */
 static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 		      struct cgs_error *err)
@@ -148,7 +110,6 @@ static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 	const struct cgs_schedule *s = p->schedule;
 	uint64_t layers_total = 0, n_ug, graphs = 0, want, rank_saved;
 	uint32_t c, r, i, largest = 0;
-	int rc;
 
 	if (p->slots == 0 || s->vpp == 0 || s->n_variants == 0 ||
 	    p->n_ranks == 0)
@@ -200,8 +161,6 @@ static int check_plan(const struct cgs_plan *p, uint64_t *n_saved,
 					     rp->n_user_grad, rp->slots,
 					     (unsigned long long)rank_saved,
 					     (unsigned long long)s->vpp * rp->slots);
-		if ((rc = check_ranges_per_layer(p, rp, err)))
-			return rc;
 		if (rp->slot_map && rp->slot_map_rows > 1 &&
 		    rp->slot_map_rows != s->vpp)
 			return cgs_error_set(err, CGS_E_INVALID,
@@ -418,7 +377,7 @@ static void write_ranks(uint8_t *b, const struct layout *lo,
 	struct cursor sm = {b + lo->off[CGS_MF_SLOT_MAPS]};
 	struct cursor cm = {b + lo->off[CGS_MF_CHUNK_SLOT_MAPS]};
 	uint64_t saved = 0, user_grad = 0, maps = 0, chunk_maps = 0;
-	uint64_t f, at;
+	uint64_t at;
 	uint32_t r, i, v, c, l;
 	enum map_kind kind;
 
@@ -497,11 +456,11 @@ static void write_ranks(uint8_t *b, const struct layout *lo,
 			put_frame(&sf, &rp->saved[k]);
 		for (k = 0; k < rp->n_user_grad; k++)
 			put_frame(&uf, &rp->user_grad[k]);
-		/* slot 0's ranges stand for every slot (check_ranges_per_layer) */
+		/* the plan's ranges, once per (variant, chunk, layer) as stored */
 		for (v = 0; v < s->n_variants; v++)
-			for (c = 0, f = 0; c < s->vpp; f += (uint64_t)s->layers[c] * rp->slots, c++)
+			for (c = 0; c < s->vpp; c++)
 				for (l = 0; l < s->layers[c]; l++) {
-					at = (uint64_t)v * rp->n_saved + f + l;
+					at = cgs_plan_role_index(p, v, c, l);
 					put_range(&sr, &rp->saved_roles[at * 3]);
 					put_range(&sr, &rp->saved_roles[at * 3 + 1]);
 					put_range(&sr, &rp->saved_roles[at * 3 + 2]);

@@ -80,7 +80,7 @@ static struct layer_bytes layer_bytes(const struct cgs_rank_work *x,
 	};
 }
 
-/* The role ranges of layer l of chunk c for variant v, in every slot. */
+/* The role ranges of layer l of chunk c for variant v (every slot's). */
 static void place_roles(struct cgs_rank_work *x, uint32_t v, uint32_t c,
 			uint32_t l, const struct layer_bytes *b,
 			uint64_t grad_at)
@@ -88,20 +88,13 @@ static void place_roles(struct cgs_rank_work *x, uint32_t v, uint32_t c,
 	struct cgs_rank_plan *rp = x->rp;
 	uint64_t in = align_up(b->input, x->align);
 	uint64_t out = align_up(b->output, x->align);
-	uint32_t slot;
+	uint64_t at = (uint64_t)v * x->layers_total + x->layer_base[c] + l;
+	struct cgs_range *r = rp->saved_roles + at * 3;
 
-	for (slot = 0; slot < x->slots; slot++) {
-		uint64_t f = (uint64_t)x->layer_base[c] * x->slots +
-			     (uint64_t)slot * x->s->layers[c] + l;
-		uint64_t at = (uint64_t)v * rp->n_saved + f;
-		struct cgs_range *r = rp->saved_roles + at * 3;
-
-		r[0] = (struct cgs_range){0, b->input};
-		r[1] = (struct cgs_range){in, b->output};
-		r[2] = (struct cgs_range){in + out, b->saved};
-		rp->user_grad_layers[at] = (struct cgs_range){grad_at,
-							      b->user_grad};
-	}
+	r[0] = (struct cgs_range){0, b->input};
+	r[1] = (struct cgs_range){in, b->output};
+	r[2] = (struct cgs_range){in + out, b->saved};
+	rp->user_grad_layers[at] = (struct cgs_range){grad_at, b->user_grad};
 }
 
 /* Per-variant layouts inside frames and the frame sizes. */
@@ -110,7 +103,7 @@ static int frame_sizes(struct cgs_rank_work *x, struct cgs_error *err)
 	const struct cgs_schedule *s = x->s;
 	struct cgs_rank_plan *rp = x->rp;
 	uint32_t V = s->n_variants, v, c, l;
-	uint64_t ranges = (uint64_t)V * rp->n_saved;
+	uint64_t ranges = (uint64_t)V * x->layers_total;
 
 	x->saved_bytes = calloc(x->layers_total + 1, sizeof(uint64_t));
 	x->variant_saved_bytes = calloc((uint64_t)V * x->layers_total + 1,

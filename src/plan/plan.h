@@ -103,10 +103,14 @@ struct cgs_rank_plan {
 	/*
 	 * Per-variant layout inside frames, offsets relative to the frame
 	 * (aligned) and bytes exactly as the schedule gives them (a role's
-	 * range is followed by padding up to the alignment):
-	 *   saved_roles[(v * n_saved + f) * 3 + r], r = input, output, saved
-	 *   user_grad_layers[v * n_saved + f]: gradient of layer l of
-	 *     saved-frame index f = (c, s, l), inside user-grad frame (c, s)
+	 * range is followed by padding up to the alignment).  A layer is laid
+	 * out the same in every slot, so the ranges are kept once per
+	 * (variant v, layer li), li = layer_base[c] + l numbering the rank's
+	 * layers chunk by chunk (cgs_plan_role_index):
+	 *   saved_roles[(v * layers_total + li) * 3 + r], r = input, output,
+	 *     saved, inside saved frame (c, s, l) of any slot s
+	 *   user_grad_layers[v * layers_total + li]: gradient of layer l of
+	 *     chunk c, inside user-grad frame (c, s) of any slot s
 	 */
 	struct cgs_range *saved_roles;
 	struct cgs_range *user_grad_layers;
@@ -230,6 +234,17 @@ struct cgs_plan_options {
 };
 
 void cgs_plan_options_init(struct cgs_plan_options *o);
+
+/*
+ * Where variant v's ranges of layer l of chunk c are: saved_roles[i * 3 +
+ * r] and user_grad_layers[i] for the returned i.
+ */
+static inline uint64_t cgs_plan_role_index(const struct cgs_plan *p,
+					   uint32_t v, uint32_t c, uint32_t l)
+{
+	return (uint64_t)v * p->layer_base[p->schedule->vpp] +
+	       p->layer_base[c] + l;
+}
 
 /*
  * Plan every rank of a validated schedule; opt may be NULL for defaults.
