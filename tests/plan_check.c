@@ -205,18 +205,13 @@ static const struct cgs_frame *saved_frame(const struct cgs_rank_plan *rp,
  * other, in absolute arena offsets.
  */
 static int roles_overlap(const struct cgs_schedule *s,
-			 const struct cgs_rank_plan *rp,
+			 const struct cgs_rank_plan *rp, const uint32_t *base,
 			 const struct cgs_frame *a, const struct cgs_frame *b)
 {
-	uint64_t lt = 0, la = a->layer, lb = b->layer;
-	uint32_t va, vb, r, q, c;
-
 	/* the ranges are kept per (variant, layer): plan.h */
-	for (c = 0; c < s->vpp; c++) {
-		la += c < a->chunk ? s->layers[c] : 0;
-		lb += c < b->chunk ? s->layers[c] : 0;
-		lt += s->layers[c];
-	}
+	uint64_t lt = base[s->vpp], la = base[a->chunk] + a->layer,
+		 lb = base[b->chunk] + b->layer;
+	uint32_t va, vb, r, q;
 	for (va = 0; va < s->n_variants; va++) {
 		const struct cgs_range *ra = rp->saved_roles + (va * lt + la) * 3;
 
@@ -263,7 +258,7 @@ static int saved_clash(const struct cgs_schedule *s, const struct cgs_rank_plan 
 				continue;
 			if (a->arena == b->arena &&
 			    (overlap(a->offset, a->bytes, b->offset, b->bytes) ||
-			     roles_overlap(s, rp, a, b))) {
+			     roles_overlap(s, rp, base, a, b))) {
 				snprintf(msg, size, "rank %u: live saved frames "
 					 "(%u,%u,%u) and (%u,%u,%u) overlap in bytes",
 					 rp->rank, a->chunk, a->slot, a->layer,

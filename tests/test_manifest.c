@@ -50,7 +50,7 @@ static uint32_t fx_layer_index(const struct cgs_rank_plan *rp, uint32_t f)
 static void fixture_rank(struct cgs_rank_plan *rp, uint32_t rank)
 {
 	struct cgs_order_params op = {FX_PP, FX_VPP, FX_G, 0, rank};
-	uint32_t i, c, s, l, f, u, v;
+	uint32_t i, c, s, l, f, u, v, li;
 	uint64_t total = 0;
 
 	rp->rank = rank;
@@ -92,15 +92,15 @@ static void fixture_rank(struct cgs_rank_plan *rp, uint32_t rank)
 	rp->saved_roles = calloc(FX_V * FX_LT * 3, sizeof(struct cgs_range));
 	rp->user_grad_layers = calloc(FX_V * FX_LT, sizeof(struct cgs_range));
 	for (v = 0; v < FX_V; v++)
-		for (c = 0, f = 0; c < FX_VPP; c++)
-			for (l = 0; l < fx_layers[c]; l++, f++) {
+		for (c = 0, li = 0; c < FX_VPP; c++)
+			for (l = 0; l < fx_layers[c]; l++, li++) {
 				struct cgs_range *r = rp->saved_roles +
-						      ((size_t)v * FX_LT + f) * 3;
+						      ((size_t)v * FX_LT + li) * 3;
 
 				r[0] = (struct cgs_range){0, 256};
 				r[1] = (struct cgs_range){256, 256};
 				r[2] = (struct cgs_range){512, 512 - 256 * v};
-				rp->user_grad_layers[v * FX_LT + f] =
+				rp->user_grad_layers[v * FX_LT + li] =
 					(struct cgs_range){256 * (uint64_t)l, 256};
 			}
 	rp->n_arenas = 2;
