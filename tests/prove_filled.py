@@ -1,0 +1,167 @@
+#!/usr/bin/env python3
+"""tools/prove-bound --filled never bounds above a valid plan, and proves
+what testdata/valid/prove-bound and slot-map say it does.
+
+  - Soundness: on every rank of the prove-bound, charges, slot-map,
+    placed-classes and bundled example schedules, compiled as they are,
+    with k mod S on rings of 8, 11 and 16, with slot maps on the
+    smallest ring, and with the ring search and slot maps to 16 per
+    rank, the floor on the plan's own ring is at most the plan's saved
+    arena (a floor above a plan that `cgslot verify` accepts would be
+    wrong).
+  - Strength: on testdata/valid/prove-bound (ring 8, slot maps) every
+    rank is proven out of 5% for any slot map on its ring, ranks 0 and
+    2 at the plan's own saved arena (1.0526 and 1.0667 times the saved
+    bound), ranks 1 and 3 at 1.0588 and 1.0769; on slot-map, rank 1 at
+    1.1111, its plan's own.
+  - Where no chunk fills the ring (--slots 40) nothing is proven and the
+    exit status is 0; a ring shorter than a chunk's microbatches in
+    flight (--slots 3) and --filled with --charges are refused (exit 2).
+Needs no solver.  Run by meson (suite cli) with $CGSLOT and
+$CGS_SOURCE_ROOT.
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+ROOT = os.environ.get("CGS_SOURCE_ROOT") or os.path.dirname(
+    os.path.dirname(os.path.abspath(__file__)))
+TOOL = os.path.join(ROOT, "tools", "prove-bound")
+CGSLOT = os.environ.get("CGSLOT", "cgslot")
+VALID = os.path.join(ROOT, "testdata", "valid")
+PROVE = os.path.join(VALID, "prove-bound", "schedule.yaml")
+SLOT_MAP = os.path.join(VALID, "slot-map", "schedule.yaml")
+EXAMPLE = os.path.join(ROOT, "testdata", "examples",
+                       "qwen-pp4-vpp2-dcp.yaml")
+LINE = re.compile(r"^rank (\d+), any slot map on (\d+) slots per chunk: "
+                  r"(?:every layout takes at least (\d+) bytes of saved "
+                  r"arena \(chunk \d+ fills them; \d+ microbatches of other "
+                  r"chunks live after event \d+ of the order of \d+, each "
+                  r"live when it is full\), ([\d.]+) x the saved bound; "
+                  r"(.*)|no chunk fills them in any order: nothing proven)$")
+failures = 0
+
+
+def fail(msg):
+    global failures
+    failures += 1
+    print("FAIL: " + msg)
+
+
+def run(schedule, *args, want=0):
+    p = subprocess.run([sys.executable, TOOL, "--filled"] + list(args) +
+                       [schedule], capture_output=True, text=True,
+                       env=dict(os.environ, CGSLOT=CGSLOT))
+    if p.returncode != want:
+        print(p.stdout + p.stderr)
+        fail("prove-bound --filled %s exited %d, not %d" % (
+            " ".join(args), p.returncode, want))
+    return p
+
+
+def parsed(lines):
+    """rank: (floor bytes or None, ratio, verdict)"""
+    out = {}
+    for ln in lines:
+        print(ln)
+        m = LINE.match(ln)
+        if not m:
+            fail("not a floor line: " + ln)
+            continue
+        out[int(m.group(1))] = (int(m.group(3)) if m.group(3) else None,
+                                float(m.group(4) or 0), m.group(5) or "")
+    return out
+
+
+def plan_over_floor(verdict):
+    """The plan's saved arena over the floor, from the line's verdict."""
+    if verdict.endswith("is at the floor"):
+        return 1.0
+    m = re.search(r"is ([\d.]+) x the floor$", verdict)
+    return float(m.group(1)) if m else None
+
+
+def with_slots(src, slots, tmp):
+    """A copy of `src`, as JSON, with `slots` in its pipeline."""
+    with open(src) as f:
+        doc = yaml.safe_load(f)
+    doc["pipeline"]["slots"] = slots
+    path = os.path.join(tmp, "s%d.json" % len(os.listdir(tmp)))
+    with open(path, "w") as f:
+        json.dump(doc, f)
+    return path
+
+
+def main():
+    proven = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        cases = []
+        for name in ("prove-bound", "charges", "slot-map",
+                     "placed-classes", "example"):
+            src = EXAMPLE if name == "example" else \
+                os.path.join(VALID, name, "schedule.yaml")
+            cases.append((name, src))
+            for slots in (8, 11, 16, {"map": True},
+                          {"max": 16, "per_rank": True, "map": True}):
+                cases.append(("%s, slots %s" % (name, json.dumps(slots)),
+                              with_slots(src, slots, tmp)))
+        for name, path in cases:
+            print("-- " + name)
+            for r, (floor, _, verdict) in parsed(
+                    run(path).stdout.splitlines()).items():
+                if floor is None:
+                    continue
+                x = plan_over_floor(verdict)
+                if x is None or x < 1.0:
+                    fail("%s rank %d: the floor is above the plan's own "
+                         "saved arena" % (name, r))
+                if verdict.startswith("no plan"):
+                    proven += 1
+    # the soundness checks above must have met floors that prove
+    # something, or they would check nothing
+    print("%d plans of the soundness cases proven out of 2%% on their "
+          "ring" % proven)
+    if proven < 8:
+        fail("only %d ranks of the soundness cases proven out of 2%%"
+             % proven)
+    print("-- prove-bound within 5%")
+    got = parsed(run(PROVE, "--within", "5").stdout.splitlines())
+    for r, ratio, own in ((0, 1.0526, True), (1, 1.0588, False),
+                          (2, 1.0667, True), (3, 1.0769, False)):
+        floor, x, verdict = got.get(r, (None, 0.0, ""))
+        if abs(x - ratio) > 1e-4 or \
+                not verdict.startswith("no plan on this ring comes "
+                                       "within 5%") or \
+                own != verdict.endswith("at the floor"):
+            fail("prove-bound rank %d: expected %.4f x the saved bound, "
+                 "out of 5%%%s" % (r, ratio, ", at the plan's own"
+                                   if own else ""))
+    print("-- slot-map rank 1")
+    got = parsed(run(SLOT_MAP, "--rank", "1").stdout.splitlines())
+    floor, x, verdict = got.get(1, (None, 0.0, ""))
+    if abs(x - 1.1111) > 1e-4 or not verdict.endswith("at the floor") \
+            or not verdict.startswith("no plan on this ring comes within 2%"):
+        fail("slot-map rank 1: expected 1.1111 x the saved bound, out of "
+             "2%, at the plan's own")
+    print("-- a ring no chunk fills")
+    got = parsed(run(PROVE, "--slots", "40").stdout.splitlines())
+    if sorted(got) != [0, 1, 2, 3] or \
+            any(v[0] is not None for v in got.values()):
+        fail("--slots 40: expected 'nothing proven' on ranks 0-3")
+    print("-- a ring shorter than liveness, and --charges beside it")
+    p = run(PROVE, "--slots", "3", want=2)
+    print(p.stderr.strip())
+    if "shorter than liveness" not in p.stderr or p.stdout:
+        fail("--slots 3: no message naming the short ring")
+    run(PROVE, "--charges", want=2)
+    print("%d failed" % failures)
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
