@@ -26,68 +26,25 @@ import subprocess
 import sys
 import tempfile
 
-import yaml
+from floors import (CGSLOT, TOOL, VALID, Checks, plan_over_floor,
+                    with_slots)
 
-ROOT = os.environ.get("CGS_SOURCE_ROOT") or os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))
-TOOL = os.path.join(ROOT, "tools", "prove-bound")
-CGSLOT = os.environ.get("CGSLOT", "cgslot")
-VALID = os.path.join(ROOT, "testdata", "valid")
 CHARGES = os.path.join(VALID, "charges", "schedule.yaml")
 LINE = re.compile(r"^rank (\d+), (.*?): every layout takes at least (\d+) "
                   r"bytes of saved arena \((charges [\d/]+ by chunk, at most "
                   r"\d+ on a byte|charges per slot, a linear program over "
                   r"\d+ sets)\), ([\d.]+) x the saved bound; (.*)$")
-failures = 0
-
-
-def fail(msg):
-    global failures
-    failures += 1
-    print("FAIL: " + msg)
+checks = Checks("--charges")
+fail = checks.fail
 
 
 def run(schedule, *args, want=0):
-    p = subprocess.run([sys.executable, TOOL, "--charges"] + list(args) +
-                       [schedule], capture_output=True, text=True,
-                       env=dict(os.environ, CGSLOT=CGSLOT))
-    if p.returncode != want:
-        print(p.stdout + p.stderr)
-        fail("prove-bound --charges %s exited %d, not %d" % (
-            " ".join(args), p.returncode, want))
-    return p.stdout.splitlines()
+    return checks.run(schedule, *args, want=want).stdout.splitlines()
 
 
 def parsed(lines):
-    out = {}
-    for ln in lines:
-        print(ln)
-        m = LINE.match(ln)
-        if not m:
-            fail("not a floor line: " + ln)
-            continue
-        out[int(m.group(1))] = (int(m.group(3)), float(m.group(5)),
-                                m.group(6), m.group(4))
-    return out
-
-
-def plan_saved(verdict):
-    """The plan's saved arena over the floor, from the line's verdict."""
-    if verdict.endswith("is at the floor"):
-        return 1.0
-    m = re.search(r"is ([\d.]+) x the floor$", verdict)
-    return float(m.group(1)) if m else None
-
-
-def with_slots(src, slots, tmp):
-    """A copy of `src`, as JSON, with `slots` in its pipeline."""
-    with open(src) as f:
-        doc = yaml.safe_load(f)
-    doc["pipeline"]["slots"] = slots
-    path = os.path.join(tmp, "s%d.json" % len(os.listdir(tmp)))
-    with open(path, "w") as f:
-        json.dump(doc, f)
-    return path
+    return checks.parsed(lines, LINE, lambda m: (
+        int(m.group(3)), float(m.group(5)), m.group(6), m.group(4)))
 
 
 def main():
@@ -111,7 +68,7 @@ def main():
         for name, path in cases:
             print("-- " + name)
             for r, (_, _, verdict, _) in parsed(run(path)).items():
-                x = plan_saved(verdict)
+                x = plan_over_floor(verdict)
                 if x is None or x < 1.0:
                     fail("%s rank %d: the floor is above the plan's own "
                          "saved arena" % (name, r))
@@ -146,8 +103,8 @@ def main():
         fail("--slots 3 (rank 0 keeps more of a chunk live) exited %d"
              % p.returncode)
     run(CHARGES, "--slots", "0", want=2)
-    print("%d failed" % failures)
-    return 1 if failures else 0
+    print("%d failed" % checks.failures)
+    return 1 if checks.failures else 0
 
 
 if __name__ == "__main__":

@@ -23,17 +23,11 @@ $CGS_SOURCE_ROOT.
 import json
 import os
 import re
-import subprocess
 import sys
 import tempfile
 
-import yaml
+from floors import ROOT, VALID, Checks, plan_over_floor, with_slots
 
-ROOT = os.environ.get("CGS_SOURCE_ROOT") or os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))
-TOOL = os.path.join(ROOT, "tools", "prove-bound")
-CGSLOT = os.environ.get("CGSLOT", "cgslot")
-VALID = os.path.join(ROOT, "testdata", "valid")
 PROVE = os.path.join(VALID, "prove-bound", "schedule.yaml")
 SLOT_MAP = os.path.join(VALID, "slot-map", "schedule.yaml")
 EXAMPLE = os.path.join(ROOT, "testdata", "examples",
@@ -44,57 +38,16 @@ LINE = re.compile(r"^rank (\d+), any slot map on (\d+) slots per chunk: "
                   r"chunks live after event \d+ of the order of \d+, each "
                   r"live when it is full\), ([\d.]+) x the saved bound; "
                   r"(.*)|no chunk fills them in any order: nothing proven)$")
-failures = 0
-
-
-def fail(msg):
-    global failures
-    failures += 1
-    print("FAIL: " + msg)
-
-
-def run(schedule, *args, want=0):
-    p = subprocess.run([sys.executable, TOOL, "--filled"] + list(args) +
-                       [schedule], capture_output=True, text=True,
-                       env=dict(os.environ, CGSLOT=CGSLOT))
-    if p.returncode != want:
-        print(p.stdout + p.stderr)
-        fail("prove-bound --filled %s exited %d, not %d" % (
-            " ".join(args), p.returncode, want))
-    return p
+checks = Checks("--filled")
+fail = checks.fail
+run = checks.run
 
 
 def parsed(lines):
     """rank: (floor bytes or None, ratio, verdict)"""
-    out = {}
-    for ln in lines:
-        print(ln)
-        m = LINE.match(ln)
-        if not m:
-            fail("not a floor line: " + ln)
-            continue
-        out[int(m.group(1))] = (int(m.group(3)) if m.group(3) else None,
-                                float(m.group(4) or 0), m.group(5) or "")
-    return out
-
-
-def plan_over_floor(verdict):
-    """The plan's saved arena over the floor, from the line's verdict."""
-    if verdict.endswith("is at the floor"):
-        return 1.0
-    m = re.search(r"is ([\d.]+) x the floor$", verdict)
-    return float(m.group(1)) if m else None
-
-
-def with_slots(src, slots, tmp):
-    """A copy of `src`, as JSON, with `slots` in its pipeline."""
-    with open(src) as f:
-        doc = yaml.safe_load(f)
-    doc["pipeline"]["slots"] = slots
-    path = os.path.join(tmp, "s%d.json" % len(os.listdir(tmp)))
-    with open(path, "w") as f:
-        json.dump(doc, f)
-    return path
+    return checks.parsed(lines, LINE, lambda m: (
+        int(m.group(3)) if m.group(3) else None, float(m.group(4) or 0),
+        m.group(5) or ""))
 
 
 def main():
@@ -159,8 +112,8 @@ def main():
     if "shorter than liveness" not in p.stderr or p.stdout:
         fail("--slots 3: no message naming the short ring")
     run(PROVE, "--charges", want=2)
-    print("%d failed" % failures)
-    return 1 if failures else 0
+    print("%d failed" % checks.failures)
+    return 1 if checks.failures else 0
 
 
 if __name__ == "__main__":
