@@ -12,7 +12,8 @@ what testdata/valid/prove-bound and slot-map say it does.
   - Strength: on testdata/valid/prove-bound (ring 8, slot maps) every
     rank is proven out of 5% for any slot map on its ring, ranks 0 and
     2 at the plan's own saved arena (1.0526 and 1.0667 times the saved
-    bound), ranks 1 and 3 at 1.0588 and 1.0769; on slot-map, rank 1 at
+    bound), ranks 1 and 3 at 1.0588 and 1.0769, and tools/bench's own
+    count of the floor from the orders agrees; on slot-map, rank 1 at
     1.1111, its plan's own.
   - Where no chunk fills the ring (--slots 40) nothing is proven and the
     exit status is 0; a ring shorter than a chunk's microbatches in
@@ -20,13 +21,15 @@ what testdata/valid/prove-bound and slot-map say it does.
 Needs no solver.  Run by meson (suite cli) with $CGSLOT and
 $CGS_SOURCE_ROOT.
 """
+import importlib.machinery
+import importlib.util
 import json
 import os
 import re
 import sys
 import tempfile
 
-from floors import ROOT, VALID, Checks, plan_over_floor, with_slots
+from floors import CGSLOT, ROOT, VALID, Checks, plan_over_floor, with_slots
 
 PROVE = os.path.join(VALID, "prove-bound", "schedule.yaml")
 SLOT_MAP = os.path.join(VALID, "slot-map", "schedule.yaml")
@@ -41,6 +44,17 @@ LINE = re.compile(r"^rank (\d+), any slot map on (\d+) slots per chunk: "
 checks = Checks("--filled")
 fail = checks.fail
 run = checks.run
+
+
+def bench_module():
+    """tools/bench, loaded as a module, running $CGSLOT."""
+    path = os.path.join(ROOT, "tools", "bench")
+    loader = importlib.machinery.SourceFileLoader("bench", path)
+    spec = importlib.util.spec_from_loader("bench", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    mod.CGSLOT = CGSLOT
+    return mod
 
 
 def parsed(lines):
@@ -94,6 +108,16 @@ def main():
             fail("prove-bound rank %d: expected %.4f x the saved bound, "
                  "out of 5%%%s" % (r, ratio, ", at the plan's own"
                                    if own else ""))
+    # the quality bench's own count, from the orders alone, agrees: its
+    # microbatches over the rank's peak in flight is the same ratio
+    bench = bench_module()
+    orders = bench.orders_of(PROVE)
+    for r, (floor, x, _) in sorted(got.items()):
+        n = bench.filled_ring_floor(orders[r], 8)
+        peak = max(bench.ring_to_reach_bound(o)[0] for o in orders[r])
+        if n is None or abs(n / peak - x) > 1e-4:
+            fail("prove-bound rank %d: the bench's filled ring gives %s of "
+                 "%d in flight, not %.4f" % (r, n, peak, x))
     print("-- slot-map rank 1")
     got = parsed(run(SLOT_MAP, "--rank", "1").stdout.splitlines())
     floor, x, verdict = got.get(1, (None, 0.0, ""))
