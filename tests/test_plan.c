@@ -386,6 +386,71 @@ START_TEST(explicit_orders)
 END_TEST
 
 /*
+ * Liveness replays a shorter order only from its last forward where it
+ * is the longest order up to there (liveness.c).  Here the shorter order
+ * (N 2) starts otherwise: its two microbatches live together, which the
+ * longest (one at a time) never has, so the ring is 2 and the two slots
+ * conflict (two colours, a bound of two frames).  With N 2 as the longest
+ * order's prefix instead, only one frame is ever live.
+ */
+START_TEST(orders_not_prefixes)
+{
+	static const int32_t longest[] = {1, -1, 1, -1, 1, -1};
+	static const int32_t apart[] = {1, 1, -1, -1};
+	static const int32_t prefix[] = {1, -1, 1, -1};
+	struct cgs_schedule *s = make_schedule(1, 1, 1, 3, NULL, 1, 1);
+	struct cgs_plan *p;
+
+	set_bytes(s, 0, 0, 0, 1000, 10);
+	add_order(s, 0, 3, longest, 6);
+	add_order(s, 0, 2, apart, 4);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 2);
+	ck_assert_uint_eq(p->ranks[0].n_reachable, 2);
+	ck_assert_uint_eq(p->ranks[0].saved_stats.colours, 2);
+	ck_assert_uint_eq(p->ranks[0].saved_stats.lower_bound_bytes, 2000);
+	cgs_plan_destroy(&p);
+	memcpy(s->orders[1].entries, prefix, sizeof(prefix));
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->ranks[0].saved_stats.colours, 1);
+	ck_assert_uint_eq(p->ranks[0].saved_stats.lower_bound_bytes, 1000);
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
+/*
+ * The rest of a shorter order after its last forward is replayed: here
+ * N 1 is the longest order (two chunks, N 2) up to its forwards, then
+ * runs its backwards chunk 2 first, chunk 1 next.  Those two gradient
+ * frames, (2, 0) and (1, 0), follow each other in no other order; with
+ * (2, 0)-(2, 1) and (2, 1)-(1, 0) from the longest order they make a
+ * triangle: three gradient colours, where the longest order alone needs
+ * two.
+ */
+START_TEST(order_rest_after_forwards)
+{
+	static const int32_t longest[] = {1, 2, 1, 2, -2, -2, -1, -1};
+	static const int32_t rest[] = {1, 2, -2, -1};
+	struct cgs_schedule *s = make_schedule(1, 2, 1, 2, NULL, 1, 1);
+	struct cgs_plan *p;
+
+	set_bytes(s, 0, 0, 0, 1000, 10);
+	add_order(s, 0, 2, longest, 8);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->slots, 2);
+	ck_assert_uint_eq(p->ranks[0].user_grad_stats.colours, 2);
+	cgs_plan_destroy(&p);
+	add_order(s, 0, 1, rest, 4);
+	p = plan_ok(s);
+	ck_assert_uint_eq(p->ranks[0].n_reachable, 2);
+	ck_assert_uint_eq(p->ranks[0].user_grad_stats.colours, 3);
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
+/*
  * The checker follows a plan's slot map: a rotation on one chunk keeps
  * the ring's live windows (accepted); two live microbatches on one slot,
  * or a slot outside the ring, are refused.
@@ -1477,6 +1542,8 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, m1_single);
 		tcase_add_test(tc, capture_order);
 		tcase_add_test(tc, explicit_orders);
+	tcase_add_test(tc, orders_not_prefixes);
+	tcase_add_test(tc, order_rest_after_forwards);
 		tcase_add_test(tc, frame_limit);
 		tcase_add_test(tc, checker_follows_slot_map);
 		tcase_add_test(tc, checker_catches_overlap);

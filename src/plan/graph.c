@@ -86,25 +86,44 @@ static uint32_t pick_saturated(uint32_t n, const uint32_t *sat,
 	return best;
 }
 
+/*
+ * The vertex that DSATUR colours next: highest saturation, then degree,
+ * then lowest.  key[v] is (saturation + 1) << 32 | degree while v is
+ * uncoloured, 0 once coloured, so one comparison per vertex decides.
+ */
+static uint32_t pick_key(uint32_t n, const uint64_t *key)
+{
+	uint32_t v, best = 0;
+
+	for (v = 1; v < n; v++)
+		if (key[v] > key[best])
+			best = v;
+	return best;
+}
+
 int cgs_colour_dsatur(const struct cgs_graph *g, uint32_t *colour)
 {
 	uint32_t n = g->n, words = g->words, step, k = 0, u;
 	uint32_t *deg = calloc(n ? n : 1, sizeof(*deg));
-	uint32_t *sat = calloc(n ? n : 1, sizeof(*sat));
-	int64_t *col = malloc((n ? n : 1) * sizeof(*col));
+	uint64_t *key = calloc(n ? n : 1, sizeof(*key));
+	/* the uncoloured vertices, a bitset */
+	uint64_t *open = calloc(words + 1, sizeof(*open));
 	/* seen[v]: colours among v's neighbours; never more than n colours */
 	uint64_t *seen = calloc((uint64_t)n * words + 1, sizeof(*seen));
 	int rc;
 
-	if (!deg || !sat || !col || !seen) {
+	if (!deg || !key || !open || !seen) {
 		rc = CGS_E_NOMEM;
 		goto out;
 	}
 	cgs_graph_degrees(g, deg);
-	for (u = 0; u < n; u++)
-		col[u] = -1;
+	for (u = 0; u < n; u++) {
+		key[u] = (uint64_t)1 << 32 | deg[u];
+		cgs_bit_set(open, u);
+	}
 	for (step = 0; step < n; step++) {
-		uint32_t v = pick_saturated(n, sat, deg, col), c = 0, w;
+		uint32_t v = pick_key(n, key), c = 0, w;
+		const uint64_t *row = cgs_graph_row(g, v);
 		uint64_t *mine = seen + (uint64_t)v * words;
 
 		for (w = 0; w < words; w++) {
@@ -113,24 +132,32 @@ int cgs_colour_dsatur(const struct cgs_graph *g, uint32_t *colour)
 				break;
 			}
 		}
-		col[v] = c;
 		colour[v] = c;
+		key[v] = 0;
+		cgs_bit_clear(open, v);
 		if (c + 1 > k)
 			k = c + 1;
-		FOR_EACH_BIT(cgs_graph_row(g, v), words, u) {
-			uint64_t *theirs = seen + (uint64_t)u * words;
+		/* the uncoloured neighbours see colour c, if new to them */
+		for (w = 0; w < words; w++) {
+			uint64_t b;
 
-			if (col[u] < 0 && !cgs_bit_test(theirs, c)) {
-				cgs_bit_set(theirs, c);
-				sat[u]++;
+			for (b = row[w] & open[w]; b; b &= b - 1) {
+				uint64_t *theirs;
+
+				u = w * 64 + (uint32_t)__builtin_ctzll(b);
+				theirs = seen + (uint64_t)u * words;
+				if (!cgs_bit_test(theirs, c)) {
+					cgs_bit_set(theirs, c);
+					key[u] += (uint64_t)1 << 32;
+				}
 			}
 		}
 	}
 	rc = (int)k;
 out:
 	free(deg);
-	free(sat);
-	free(col);
+	free(key);
+	free(open);
 	free(seen);
 	return rc;
 }

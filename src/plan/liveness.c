@@ -8,6 +8,13 @@
  * inclusive.  The user-gradient frame written by a backward stays the
  * source of a pipeline send until the next backward completes, so it is
  * live at that next backward too.
+ *
+ * A shorter order that is the longest one up to its last forward, with
+ * the same slots for the microbatches it runs, passes through the same
+ * states until then: it is replayed only from there, from a copy of the
+ * longest order's state at that entry.  Megatron's orders for the
+ * reachable counts are such prefixes, and so are most slot maps' rows,
+ * so a rank's replay costs about one order instead of all of them.
  */
 #include <assert.h>
 #include <stdlib.h>
@@ -116,20 +123,108 @@ static void note_peaks(struct cgs_rank_work *x, struct live_replay *r)
 		r->max_bytes = all;
 }
 
+/* Copy the replay's state of the order at hand (not its peaks). */
+static void copy_state(const struct cgs_rank_work *x, struct live_replay *to,
+		       const struct live_replay *from)
+{
+	memcpy(to->live, from->live,
+	       x->group_conflicts.words * sizeof(*to->live));
+	memcpy(to->forwards, from->forwards, x->chunks * sizeof(*to->forwards));
+	memcpy(to->backwards, from->backwards,
+	       x->chunks * sizeof(*to->backwards));
+	to->live_frames = from->live_frames;
+	to->live_saved_bytes = from->live_saved_bytes;
+	to->pending_grad = from->pending_grad;
+	to->pending_grad_bytes = from->pending_grad_bytes;
+	to->event_grad_frames = from->event_grad_frames;
+	to->event_grad_bytes = from->event_grad_bytes;
+}
+
+/* Replay entries [from, to) of order o. */
+static void replay(struct cgs_rank_work *x, struct live_replay *r, uint32_t o,
+		   uint64_t from, uint64_t to,
+		   const uint64_t *chunk_saved_bytes, int largest)
+{
+	const struct cgs_rank_plan *rp = x->rp;
+	uint64_t i, start = rp->order_start[o];
+
+	for (i = start + from; i < start + to; i++) {
+		int32_t e = rp->order_entries[i];
+		uint32_t index = (uint32_t)(i - start), g = 0;
+		/* cgs_ring_scan has checked every entry */
+		uint32_t c = (uint32_t)(e < 0 ? -(int64_t)e : e) - 1;
+
+		if (e > 0)
+			on_forward(x, r, o, c, chunk_saved_bytes, index,
+				   largest);
+		else
+			g = on_backward(x, r, o, c, index, largest);
+		note_peaks(x, r);
+		if (e < 0)
+			end_backward(x, r, c, g, chunk_saved_bytes);
+	}
+}
+
+/*
+ * The entries of order o that the longest order's replay stands for: all
+ * up to o's last forward where o is the longest order up to there and
+ * gives the microbatches it runs the same slots; else 0.
+ */
+static uint64_t shared_prefix(const struct cgs_rank_work *x, uint32_t o,
+			      uint32_t *runs)
+{
+	const struct cgs_rank_plan *rp = x->rp;
+	uint32_t last = rp->n_reachable - 1, c, k;
+	uint64_t len = rp->order_start[o + 1] - rp->order_start[o], i;
+	const int32_t *mine = rp->order_entries + rp->order_start[o];
+	const int32_t *longest = rp->order_entries + rp->order_start[last];
+
+	while (len > 0 && mine[len - 1] < 0)
+		len--;
+	if (len == 0 || len > rp->order_start[last + 1] - rp->order_start[last] ||
+	    memcmp(mine, longest, len * sizeof(*mine)))
+		return 0;
+	if (!rp->slot_map)
+		return len;
+	/* the prefix runs microbatches 0 .. runs[c] - 1 of chunk c */
+	memset(runs, 0, x->chunks * sizeof(*runs));
+	for (i = 0; i < len; i++)
+		if (mine[i] > 0)
+			runs[mine[i] - 1]++;
+	for (c = 0; c < x->chunks; c++)
+		for (k = 0; k < runs[c]; k++)
+			if (cgs_slot_of(rp, o, c, k) != cgs_slot_of(rp, last, c, k))
+				return 0;
+	return len;
+}
+
 int cgs_liveness(struct cgs_rank_work *x, struct cgs_error *err)
 {
 	struct cgs_rank_plan *rp = x->rp;
-	uint32_t M = x->chunks, o, c, l;
+	uint32_t M = x->chunks, o, c, l, n_forks = 0, f;
+	uint32_t last = rp->n_reachable - 1;
 	struct live_replay r = {
+		.live = calloc(x->group_conflicts.words + 1, sizeof(uint64_t)),
+		.forwards = calloc(M, sizeof(uint32_t)),
+		.backwards = calloc(M, sizeof(uint32_t)),
+	};
+	/* the longest order's state, kept while a shorter one's rest runs */
+	struct live_replay kept = {
 		.live = calloc(x->group_conflicts.words + 1, sizeof(uint64_t)),
 		.forwards = calloc(M, sizeof(uint32_t)),
 		.backwards = calloc(M, sizeof(uint32_t)),
 	};
 	/* saved bytes of all the layers of one chunk */
 	uint64_t *chunk_saved_bytes = calloc(M, sizeof(uint64_t));
+	/* the shorter orders that branch off the longest, by where */
+	uint64_t *fork_at = calloc(rp->n_reachable + 1, sizeof(uint64_t));
+	uint32_t *fork_order = calloc(rp->n_reachable + 1, sizeof(uint32_t));
+	uint64_t at = 0;
 	int rc = 0;
 
-	if (!r.live || !r.forwards || !r.backwards || !chunk_saved_bytes) {
+	if (!r.live || !r.forwards || !r.backwards || !kept.live ||
+	    !kept.forwards || !kept.backwards || !chunk_saved_bytes ||
+	    !fork_at || !fork_order) {
 		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
 				   "replaying the orders");
 		goto out;
@@ -138,26 +233,47 @@ int cgs_liveness(struct cgs_rank_work *x, struct cgs_error *err)
 		for (l = 0; l < x->s->layers[c]; l++)
 			chunk_saved_bytes[c] +=
 				x->saved_bytes[x->layer_base[c] + l];
-	for (o = 0; o < rp->n_reachable; o++) {
-		uint64_t i, start = rp->order_start[o];
-		int largest = o + 1 == rp->n_reachable;
+	/* orders that share no prefix run whole, as they come */
+	for (o = 0; o < last; o++) {
+		/* kept's counters are scratch until the longest order runs */
+		uint64_t len = shared_prefix(x, o, kept.forwards);
 
-		start_order(x, &r);
-		for (i = start; i < rp->order_start[o + 1]; i++) {
-			int32_t e = rp->order_entries[i];
-			uint32_t index = (uint32_t)(i - start), g = 0;
-
-			/* cgs_ring_scan has checked every entry */
-			c = (uint32_t)(e < 0 ? -(int64_t)e : e) - 1;
-			if (e > 0)
-				on_forward(x, &r, o, c, chunk_saved_bytes,
-					   index, largest);
-			else
-				g = on_backward(x, &r, o, c, index, largest);
-			note_peaks(x, &r);
-			if (e < 0)
-				end_backward(x, &r, c, g, chunk_saved_bytes);
+		if (len) {
+			/* insertion by where: counts come in order, so cheap */
+			f = n_forks++;
+			while (f > 0 && fork_at[f - 1] > len) {
+				fork_at[f] = fork_at[f - 1];
+				fork_order[f] = fork_order[f - 1];
+				f--;
+			}
+			fork_at[f] = len;
+			fork_order[f] = o;
+			continue;
 		}
+		start_order(x, &r);
+		replay(x, &r, o, 0, rp->order_start[o + 1] - rp->order_start[o],
+		       chunk_saved_bytes, 0);
+	}
+	/*
+	 * the longest order, each shorter one branching off where it ends
+	 * its forwards: its state then is the longest order's
+	 */
+	start_order(x, &r);
+	for (f = 0; f <= n_forks; f++) {
+		uint64_t to = f < n_forks ? fork_at[f]
+					  : rp->order_start[last + 1] -
+					    rp->order_start[last];
+
+		replay(x, &r, last, at, to, chunk_saved_bytes, 1);
+		at = to;
+		if (f == n_forks)
+			break;
+		o = fork_order[f];
+		copy_state(x, &kept, &r);
+		replay(x, &r, o, at,
+		       rp->order_start[o + 1] - rp->order_start[o],
+		       chunk_saved_bytes, 0);
+		copy_state(x, &r, &kept);
 	}
 	cgs_graph_symmetrise(&x->group_conflicts);
 	cgs_graph_symmetrise(&x->grad_conflicts);
@@ -168,6 +284,11 @@ out:
 	free(r.live);
 	free(r.forwards);
 	free(r.backwards);
+	free(kept.live);
+	free(kept.forwards);
+	free(kept.backwards);
 	free(chunk_saved_bytes);
+	free(fork_at);
+	free(fork_order);
 	return rc;
 }
