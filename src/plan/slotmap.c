@@ -850,19 +850,56 @@ int cgs_next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
 	return 0;
 }
 
+/*
+ * Whether no two backwards next to each other in any order free the same
+ * slot of the same chunk under `map` (M rows of `width` per count): the
+ * second would write the gradient frame the first is still sending from.
+ * `count` (M counters) is scratch.
+ */
+static int backwards_apart(const struct cgs_rank_plan *rp, uint32_t M,
+			   uint64_t width, const uint32_t *map,
+			   uint32_t *count)
+{
+	uint32_t o, c, s, last_c, last_s = 0;
+	uint64_t e;
+
+	for (o = 0; o < rp->n_reachable; o++) {
+		memset(count, 0, M * sizeof(*count));
+		last_c = CGS_PLAN_NEVER;
+		for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
+			int32_t id = rp->order_entries[e];
+
+			if (id >= 0)
+				continue;
+			c = (uint32_t)(-(int64_t)id) - 1;
+			s = map[((uint64_t)o * M + c) * width + count[c]++];
+			if (c == last_c && s == last_s)
+				return 0;
+			last_c = c;
+			last_s = s;
+		}
+	}
+	return 1;
+}
+
 int cgs_slot_map_from_longest(const struct cgs_rank_plan *rp, uint32_t M,
 			      uint32_t S, const uint32_t *row, uint32_t **map,
 			      uint32_t *rows, uint32_t *used)
 {
 	uint32_t width = rp->reachable[rp->n_reachable - 1], o, c, k, s;
 	uint64_t cells = (uint64_t)rp->n_reachable * M * width;
-	int modulo = 1, alike = 1;
+	uint32_t *count = calloc(M, sizeof(*count));
+	int modulo = 1, alike = 1, apart;
 
 	*map = calloc(cells + 1, sizeof(**map));
 	*rows = 0;
 	*used = 0;
-	if (!*map)
+	if (!*map || !count) {
+		free(*map);
+		free(count);
+		*map = NULL;
 		return CGS_E_NOMEM;
+	}
 	for (o = 0; o < rp->n_reachable; o++)
 		for (c = 0; c < M; c++)
 			for (k = 0; k < rp->reachable[o]; k++) {
@@ -873,7 +910,14 @@ int cgs_slot_map_from_longest(const struct cgs_rank_plan *rp, uint32_t M,
 				if (s + 1 > *used)
 					*used = s + 1;
 			}
-	if (modulo) {
+	/*
+	 * a shorter order's backwards run otherwise than the longest's:
+	 * where two next to each other would share a gradient frame, the
+	 * map is no map (the liveness of a rank assumes none do)
+	 */
+	apart = backwards_apart(rp, M, width, *map, count);
+	free(count);
+	if (modulo || !apart) {
 		free(*map);
 		*map = NULL;
 		*used = 0;

@@ -202,7 +202,9 @@ int cgs_next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
  * order's count) is the slot of microbatch k of chunk c in the longest
  * order and a nested shorter order's microbatch k takes the same: rows
  * per count in *rows (1 where every chunk's row agrees, else M), the
- * slots below the highest used in *used; *map NULL where it is k mod S.
+ * slots below the highest used in *used; *map NULL where it is k mod S,
+ * or where two backwards next to each other in some order would free the
+ * same slot of a chunk (their gradient frames would be one).
  */
 int cgs_slot_map_from_longest(const struct cgs_rank_plan *rp, uint32_t M,
 			      uint32_t S, const uint32_t *row, uint32_t **map,
