@@ -45,6 +45,18 @@
  * a forward prefers, among the slots of the colour it would take, one
  * of that parity, else gives the colour to an unused slot.
  *
+ * Each of these maps replays the longest order first.  A shorter order
+ * whose entries are the longest's up to its own last forward (Megatron's
+ * always are) passes through the longest order's states until there and
+ * only frees after, so it takes the longest order's slots for its
+ * microbatches without a replay of its own (on target-2 a rank's orders
+ * hold 32 times the longest one's entries).  Not where one of those
+ * forwards takes the slot its chunk's only microbatch just freed and the
+ * next backward differs between the two orders (the slot may be barred
+ * in one and not in the other), nor, in the parity map, where the
+ * shorter order's own backwards would not alternate the slots'
+ * parities.
+ *
  * The search keeps, for every pair of groups, how many orders make them
  * live together, and judges a map by a proxy of the plan: those links
  * packed as items of their chunk's bytes (first-fit and one region per
@@ -1090,6 +1102,85 @@ static void number_backwards(const struct cgs_rank_plan *rp, uint32_t o,
 	}
 }
 
+/*
+ * Where order o's forwards are the longest order's first ones (entries
+ * equal up to o's last forward), give o the longest order's slots for
+ * them (out, rows of `width`, the longest's already made) and return 1:
+ * until there o runs through the longest order's states, and after it
+ * only frees.  Not where a forward whose slot was just freed by its own
+ * chunk's backward (`turn`, a bit per entry of the longest order) looks
+ * ahead to a next backward that differs: that slot may be barred in one
+ * order and not in the other.  0 leaves o to be made on its own.
+ */
+static int rows_from_longest(const struct cgs_rank_plan *rp, uint32_t o,
+			     uint32_t M, uint64_t width, const uint64_t *turn,
+			     uint32_t *runs, uint32_t *out)
+{
+	uint32_t last = rp->n_reachable - 1, c;
+	uint64_t from = rp->order_start[o], lfrom = rp->order_start[last],
+		 len = rp->order_start[o + 1] - from, i;
+	const int32_t *mine = rp->order_entries + from;
+
+	while (len > 0 && mine[len - 1] < 0)
+		len--;
+	if (len == 0 || len > rp->order_start[last + 1] - lfrom ||
+	    memcmp(mine, rp->order_entries + lfrom, len * sizeof(*mine)))
+		return 0;
+	memset(runs, 0, M * sizeof(*runs));
+	for (i = 0; i < len; i++) {
+		if (mine[i] < 0)
+			continue;
+		c = (uint32_t)mine[i] - 1;
+		runs[c]++;
+		if ((turn[i / 64] >> (i % 64) & 1) &&
+		    cgs_next_backward_is(rp, o, from + i + 1, c) !=
+		    cgs_next_backward_is(rp, last, lfrom + i + 1, c))
+			return 0;
+	}
+	for (c = 0; c < M; c++)
+		memcpy(out + ((uint64_t)o * M + c) * width,
+		       out + ((uint64_t)last * M + c) * width,
+		       runs[c] * sizeof(*out));
+	return 1;
+}
+
+/*
+ * Whether order o's backwards alternate the gradient parities of the
+ * slots they free (parity[c * S + s], 2 while unset) with its rows as
+ * they stand in out: the parity map's promise, kept by a shorter order
+ * that took the longest order's slots only if this holds.  `count` (M
+ * counters) is scratch.
+ */
+static int parities_alternate(const struct cgs_rank_plan *rp, uint32_t o,
+			      uint32_t M, uint32_t S, uint64_t width,
+			      const uint32_t *out, const uint8_t *parity,
+			      uint32_t *count)
+{
+	uint64_t e;
+	uint32_t n = 0, c, s;
+	int flip = -1;
+
+	memset(count, 0, M * sizeof(*count));
+	for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
+		int32_t id = rp->order_entries[e];
+
+		if (id >= 0)
+			continue;
+		c = (uint32_t)(-(int64_t)id) - 1;
+		s = out[((uint64_t)o * M + c) * width + count[c]++];
+		if (parity[c * S + s] < 2) {
+			int f = (parity[c * S + s] ^ n) & 1;
+
+			if (flip < 0)
+				flip = f;
+			else if (f != flip)
+				return 0;
+		}
+		n++;
+	}
+	return 1;
+}
+
 int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 			     uint32_t **map, uint32_t *rows, uint32_t *used,
 			     struct cgs_error *err)
@@ -1100,7 +1191,12 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 		 cells = (uint64_t)rp->n_reachable * M * width, e;
 	uint32_t *out = NULL, *forwards = NULL, *backwards = NULL,
 		 *in_flight = NULL, *users = NULL, *colour_of = NULL,
-		 *held = NULL, *bpos = NULL;
+		 *held = NULL, *bpos = NULL, *runs = NULL;
+	/*
+	 * turn: per entry of the longest order, a forward whose chunk ran
+	 * the last backward and has nothing in flight (rows_from_longest)
+	 */
+	uint64_t *turn = NULL, longest;
 	/*
 	 * free_bits[c * W + w]: the slots of chunk c no live microbatch
 	 * holds; by_users[u * W + w]: the slots that u live microbatches of
@@ -1129,12 +1225,16 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 	users = calloc((uint64_t)S + 1, sizeof(*users));
 	colour_of = malloc(((uint64_t)S * M + 1) * sizeof(*colour_of));
 	held = calloc((uint64_t)colours + 1, sizeof(*held));
+	longest = rp->order_start[rp->n_reachable] -
+		  rp->order_start[rp->n_reachable - 1];
+	turn = calloc(longest / 64 + 1, sizeof(*turn));
+	runs = calloc(M, sizeof(*runs));
 	if (mode == CGS_SLOT_MAP_COLOURS_PARITY) {
 		bpos = malloc((M * width + 1) * sizeof(*bpos));
 		parity = malloc((uint64_t)S * M + 1);
 	}
 	if (!out || !free_bits || !by_users || !forwards || !backwards ||
-	    !in_flight || !users || !colour_of || !held ||
+	    !in_flight || !users || !colour_of || !held || !turn || !runs ||
 	    (mode == CGS_SLOT_MAP_COLOURS_PARITY &&
 	     (!bpos || !parity))) {
 		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
@@ -1156,8 +1256,18 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 		 */
 		int flip = -1;
 
-		/* colours: the longest order first, it sets the chunks' slots */
-		o = by_colour ? rp->n_reachable - 1 - oi : oi;
+		/*
+		 * the longest order first: with colours it sets the chunks'
+		 * slots, and a shorter order that runs its first forwards
+		 * takes its slots for them (with parities, only where its
+		 * own backwards then alternate them)
+		 */
+		o = rp->n_reachable - 1 - oi;
+		if (oi > 0 &&
+		    rows_from_longest(rp, o, M, width, turn, runs, out) &&
+		    (!parity || parities_alternate(rp, o, M, S, width, out,
+						   parity, runs)))
+			continue;
 		if (parity)
 			number_backwards(rp, o, M, width, in_flight, bpos);
 		memset(held, 0, colours * sizeof(*held));
@@ -1197,6 +1307,9 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 				continue;
 			}
 			k = forwards[c]++;
+			if (oi == 0 && pending_c == c && in_flight[c] == 0)
+				turn[(e - rp->order_start[o]) / 64] |=
+					1ull << ((e - rp->order_start[o]) % 64);
 			/*
 			 * the slot just freed holds the gradient frame being
 			 * sent: barred when it is c's only one and the next
@@ -1284,5 +1397,7 @@ out:
 	free(held);
 	free(bpos);
 	free(parity);
+	free(turn);
+	free(runs);
 	return rc;
 }
