@@ -5,6 +5,7 @@
  */
 #include "plan/plan.h"
 
+#include <assert.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -282,6 +283,12 @@ struct trial_work {
 	uint64_t bound;
 	uint64_t floor;              /* plan_bound of the ring with k mod S */
 	int pruned;                  /* the first-fit plan stands */
+	/*
+	 * The first-fit plan had a slot map.  Its frames and map are freed
+	 * once its bytes are known: a pruned trial is never chosen, and the
+	 * others are planned again in full.
+	 */
+	int mapped;
 	/*
 	 * The rank's smallest ring in the search: the only one where slot
 	 * maps include the proxy search (slotmap.c).  Larger rings do the
@@ -752,6 +759,8 @@ static void run_first_fit_trial(struct trial_pool *pool, uint32_t i)
 			t->rc = try_slot_maps(pool, t, &x, 1);
 	}
 	rank_work_release(&x);
+	t->mapped = t->plan.slot_map != NULL;
+	rank_outputs_release(&t->plan);
 }
 
 /* Take jobs until none is left; each thread, and the caller, runs this. */
@@ -1175,13 +1184,16 @@ static int keep_trials(struct cgs_plan *p, struct trial_pool *pool,
 			.bytes_colour_arenas = tp->bytes_colour_arenas,
 			.lower_bound_bytes = tp->lower_bound_bytes,
 			.floor_bytes = pool->work[i].floor,
-			.slot_map = tp->slot_map != NULL,
+			.slot_map = pool->work[i].pruned ? pool->work[i].mapped
+							 : tp->slot_map != NULL,
 		};
 	}
 	p->slots = 0;
 	for (r = 0; r < p->n_ranks; r++) {
 		struct cgs_rank_plan *rp = &p->ranks[r];
 
+		/* pruned trials lost their frames: never one of these */
+		assert(!pool->work[chosen[r]].pruned);
 		p->trials[chosen[r]].chosen = 1;
 		/* the rank keeps its orders; the trial only borrowed them */
 		*rp = pool->work[chosen[r]].plan;
