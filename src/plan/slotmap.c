@@ -863,10 +863,33 @@ int cgs_next_backward_is(const struct cgs_rank_plan *rp, uint32_t o,
 }
 
 /*
+ * From entry e of order o on, the next backward: its chunk in *c and its
+ * slot under `map` (M rows of `width` per count) in *s, counted in
+ * `count` (M counters, zero at the order's start).  Returns the entry
+ * after it, or 0 where the order has no more.
+ */
+static uint64_t next_backward(const struct cgs_rank_plan *rp, uint32_t o,
+			      uint64_t e, uint32_t M, uint64_t width,
+			      const uint32_t *map, uint32_t *count,
+			      uint32_t *c, uint32_t *s)
+{
+	for (; e < rp->order_start[o + 1]; e++) {
+		int32_t id = rp->order_entries[e];
+
+		if (id >= 0)
+			continue;
+		*c = (uint32_t)(-(int64_t)id) - 1;
+		*s = map[((uint64_t)o * M + *c) * width + count[*c]++];
+		return e + 1;
+	}
+	return 0;
+}
+
+/*
  * Whether no two backwards next to each other in any order free the same
- * slot of the same chunk under `map` (M rows of `width` per count): the
- * second would write the gradient frame the first is still sending from.
- * `count` (M counters) is scratch.
+ * slot of the same chunk under `map`: the second would write the gradient
+ * frame the first is still sending from.  `count` (M counters) is
+ * scratch.
  */
 static int backwards_apart(const struct cgs_rank_plan *rp, uint32_t M,
 			   uint64_t width, const uint32_t *map,
@@ -878,13 +901,9 @@ static int backwards_apart(const struct cgs_rank_plan *rp, uint32_t M,
 	for (o = 0; o < rp->n_reachable; o++) {
 		memset(count, 0, M * sizeof(*count));
 		last_c = CGS_PLAN_NEVER;
-		for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
-			int32_t id = rp->order_entries[e];
-
-			if (id >= 0)
-				continue;
-			c = (uint32_t)(-(int64_t)id) - 1;
-			s = map[((uint64_t)o * M + c) * width + count[c]++];
+		e = rp->order_start[o];
+		while ((e = next_backward(rp, o, e, M, width, map, count, &c,
+					  &s))) {
 			if (c == last_c && s == last_s)
 				return 0;
 			last_c = c;
@@ -1156,18 +1175,12 @@ static int parities_alternate(const struct cgs_rank_plan *rp, uint32_t o,
 			      const uint32_t *out, const uint8_t *parity,
 			      uint32_t *count)
 {
-	uint64_t e;
+	uint64_t e = rp->order_start[o];
 	uint32_t n = 0, c, s;
 	int flip = -1;
 
 	memset(count, 0, M * sizeof(*count));
-	for (e = rp->order_start[o]; e < rp->order_start[o + 1]; e++) {
-		int32_t id = rp->order_entries[e];
-
-		if (id >= 0)
-			continue;
-		c = (uint32_t)(-(int64_t)id) - 1;
-		s = out[((uint64_t)o * M + c) * width + count[c]++];
+	while ((e = next_backward(rp, o, e, M, width, out, count, &c, &s))) {
 		if (parity[c * S + s] < 2) {
 			int f = (parity[c * S + s] ^ n) & 1;
 
