@@ -175,16 +175,10 @@ static uint64_t shared_prefix(const struct cgs_rank_work *x, uint32_t o,
 {
 	const struct cgs_rank_plan *rp = x->rp;
 	uint32_t last = rp->n_reachable - 1, c, k;
-	uint64_t len = rp->order_start[o + 1] - rp->order_start[o], i;
+	uint64_t len = cgs_nested_prefix(rp, o), i;
 	const int32_t *mine = rp->order_entries + rp->order_start[o];
-	const int32_t *longest = rp->order_entries + rp->order_start[last];
 
-	while (len > 0 && mine[len - 1] < 0)
-		len--;
-	if (len == 0 || len > rp->order_start[last + 1] - rp->order_start[last] ||
-	    memcmp(mine, longest, len * sizeof(*mine)))
-		return 0;
-	if (!rp->slot_map)
+	if (len == 0 || !rp->slot_map)
 		return len;
 	/* the prefix runs microbatches 0 .. runs[c] - 1 of chunk c */
 	memset(runs, 0, x->chunks * sizeof(*runs));

@@ -968,23 +968,28 @@ int cgs_slot_map_from_longest(const struct cgs_rank_plan *rp, uint32_t M,
 }
 
 /* Is every order's forward part a prefix of the longest order? */
+uint64_t cgs_nested_prefix(const struct cgs_rank_plan *rp, uint32_t o)
+{
+	uint32_t L = rp->n_reachable - 1;
+	uint64_t len = rp->order_start[o + 1] - rp->order_start[o];
+	const int32_t *mine = rp->order_entries + rp->order_start[o];
+
+	while (len > 0 && mine[len - 1] < 0)
+		len--;
+	if (len > rp->order_start[L + 1] - rp->order_start[L] ||
+	    memcmp(mine, rp->order_entries + rp->order_start[L],
+		   len * sizeof(*mine)))
+		return 0;
+	return len;
+}
+
 int cgs_orders_nested(const struct cgs_rank_plan *rp)
 {
-	uint32_t o, L = rp->n_reachable - 1;
-	uint64_t e, last, n;
+	uint32_t o;
 
-	for (o = 0; o < L; o++) {
-		n = rp->order_start[o + 1] - rp->order_start[o];
-		last = 0;
-		for (e = 0; e < n; e++)
-			if (rp->order_entries[rp->order_start[o] + e] > 0)
-				last = e + 1;
-		if (last > rp->order_start[L + 1] - rp->order_start[L] ||
-		    memcmp(rp->order_entries + rp->order_start[o],
-			   rp->order_entries + rp->order_start[L],
-			   last * sizeof(*rp->order_entries)))
+	for (o = 0; o + 1 < rp->n_reachable; o++)
+		if (!cgs_nested_prefix(rp, o))
 			return 0;
-	}
 	return 1;
 }
 
@@ -1137,13 +1142,10 @@ static int rows_from_longest(const struct cgs_rank_plan *rp, uint32_t o,
 {
 	uint32_t last = rp->n_reachable - 1, c;
 	uint64_t from = rp->order_start[o], lfrom = rp->order_start[last],
-		 len = rp->order_start[o + 1] - from, i;
+		 len = cgs_nested_prefix(rp, o), i;
 	const int32_t *mine = rp->order_entries + from;
 
-	while (len > 0 && mine[len - 1] < 0)
-		len--;
-	if (len == 0 || len > rp->order_start[last + 1] - lfrom ||
-	    memcmp(mine, rp->order_entries + lfrom, len * sizeof(*mine)))
+	if (len == 0)
 		return 0;
 	memset(runs, 0, M * sizeof(*runs));
 	for (i = 0; i < len; i++) {

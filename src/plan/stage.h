@@ -192,6 +192,11 @@ uint32_t cgs_slot_map_peak(const struct cgs_rank_plan *rp);
  */
 int cgs_orders_nested(const struct cgs_rank_plan *rp);
 /*
+ * Order o's entries up to its last forward where they are the longest
+ * order's first ones (cgs_orders_nested asks it of every order), else 0.
+ */
+uint64_t cgs_nested_prefix(const struct cgs_rank_plan *rp, uint32_t o);
+/*
  * Is the next backward event of order o at or after entry e chunk c's?
  * The last backward's gradient frame is live through that event.
  */
