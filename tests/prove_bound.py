@@ -10,7 +10,10 @@ size, a ring of 8):
   - --check pins the compiled plan's slots and offsets in every order,
     with k mod S and with slot maps on rings to 16: every rank
     satisfiable (an encoding that ruled out a valid plan would fail
-    here), and so with the longest order alone.
+    here), and so with the longest order alone, and with a spare grain
+    (--spare 1: the maps' plans sit at their bounds, so the hand-overs
+    then ask for one colour shared where the plans share two: every
+    rank has such hand-overs, and stays satisfiable).
 On testdata/valid/placed-classes (frames of two sizes, 9 grains at the
 bound): 9 grains are proven out of reach on rings of 4 (where the
 planner takes 10) and not ruled out on rings of 6 (where it takes 9),
@@ -193,6 +196,18 @@ def main():
         expect(run("--check", schedule=t.name), 4, "satisfiable")
         expect(run("--check", "--longest", schedule=t.name), 4,
                "satisfiable")
+        # a spare colour: where the plan sits at its bound, each forward
+        # after a tight backward must share one colour with it, not two
+        # (the counted hand-overs), and the plan, which shares two, must
+        # stay a solution
+        lines = run("--check", "--spare", "1", schedule=t.name)
+        expect(lines, 4, "satisfiable")
+        hands = [int(ln.split(" hand-overs")[0].rsplit(" ", 1)[1])
+                 for ln in lines if " hand-overs" in ln]
+        print("hand-overs with a spare colour: %s" % hands)
+        if len(hands) != 4 or not all(hands):
+            print("FAIL: a rank without hand-overs to check")
+            failures += 1
     one_layer(text)
     mixed = os.path.join(ROOT, "testdata", "valid", "placed-classes",
                          "schedule.yaml")
