@@ -29,6 +29,15 @@ struct mb {
 };
 
 /*
+ * A user-grad frame that lies in a saved arena against the saved frames
+ * of microbatch y, live together with it.
+ */
+static int grad_saved_clash(const struct cgs_schedule *s,
+			    const struct cgs_rank_plan *rp, const uint32_t *base,
+			    uint32_t S, const struct cgs_frame *ug, struct mb y,
+			    char *msg, size_t size);
+
+/*
  * The slot microbatch k of chunk c uses when the o-th reachable count
  * runs: the plan's slot map (plan.h: per count, one row of the largest
  * count for every chunk, or one per chunk when slot_map_rows > 1) or
@@ -56,7 +65,7 @@ static int check_static(const struct cgs_schedule *s, const struct cgs_plan *p,
 	uint32_t S = rp->slots, M = s->vpp, LT = base[M], V = s->n_variants;
 	uint64_t al = s->alignment ? s->alignment : 1, sum = 0, col = 0;
 	uint64_t *region = NULL;
-	uint32_t c, sl, l, v, f, r, q, i, a;
+	uint32_t c, sl, l, v, f, r, q, i, a, nested;
 	uint8_t *seen = NULL;
 	int rc = 0;
 
@@ -138,10 +147,14 @@ static int check_static(const struct cgs_schedule *s, const struct cgs_plan *p,
 					}
 				}
 			}
-	for (i = 0; i < rp->n_user_grad; i++) {
+	for (i = 0, nested = 0; i < rp->n_user_grad; i++) {
 		const struct cgs_frame *ug = &rp->user_grad[i];
 
-		if (ug->arena >= rp->n_arenas ||
+		/* nested in the saved arena, or in its own */
+		if (ug->arena < rp->n_arenas &&
+		    rp->arenas[ug->arena].role == CGS_ARENA_SAVED)
+			nested++;
+		else if (ug->arena >= rp->n_arenas ||
 		    rp->arenas[ug->arena].role != CGS_ARENA_USER_GRAD ||
 		    ug->offset % al ||
 		    ug->offset + ug->bytes > rp->arenas[ug->arena].bytes ||
@@ -149,6 +162,9 @@ static int check_static(const struct cgs_schedule *s, const struct cgs_plan *p,
 			FAIL("rank %u: user-grad frame %u outside its arena",
 			     rp->rank, i);
 	}
+	if (nested != rp->n_nested)
+		FAIL("rank %u: %u user-grad frames lie in the saved arena, the "
+		     "plan says %u", rp->rank, nested, rp->n_nested);
 	/* upstream's figure: one region per colour, sized by its largest */
 	region = calloc((uint64_t)rp->n_saved + rp->n_user_grad + 2, sizeof(*region));
 	if (!region)
@@ -303,6 +319,29 @@ static int gradients_overlap(const struct cgs_schedule *s,
 	return 0;
 }
 
+static int grad_saved_clash(const struct cgs_schedule *s,
+			    const struct cgs_rank_plan *rp, const uint32_t *base,
+			    uint32_t S, const struct cgs_frame *ug, struct mb y,
+			    char *msg, size_t size)
+{
+	uint32_t l;
+
+	for (l = 0; l < s->layers[y.chunk]; l++) {
+		const struct cgs_frame *b = saved_frame(rp, base, S, s, y.chunk,
+							y.slot, l);
+
+		if (b->arena == ug->arena &&
+		    overlap(ug->offset, ug->bytes, b->offset, b->bytes)) {
+			snprintf(msg, size, "rank %u: live user-grad frame "
+				 "(%u,%u) and saved frame (%u,%u,%u) overlap in "
+				 "bytes", rp->rank, ug->chunk, ug->slot, b->chunk,
+				 b->slot, b->layer);
+			return -1;
+		}
+	}
+	return 0;
+}
+
 static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 			const struct cgs_rank_plan *rp, const uint32_t *base,
 			char *msg, size_t size)
@@ -357,6 +396,10 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 				for (i = 0; i < n_live; i++)
 					if (saved_clash(s, rp, base, S, x, live[i], msg, size))
 						goto fail;
+				/* the last backward's gradient is still live */
+				if (prev_ug &&
+				    grad_saved_clash(s, rp, base, S, prev_ug, x, msg, size))
+					goto fail;
 				live[n_live++] = x;
 				live_frames += s->layers[c];
 				for (l = 0; l < s->layers[c]; l++)
@@ -388,6 +431,11 @@ static int check_replay(const struct cgs_schedule *s, const struct cgs_plan *p,
 					FAIL("rank %u: layer gradients of live user-grad frames "
 					     "(%u,%u) and (%u,%u) overlap", rp->rank, ug->chunk,
 					     ug->slot, prev_ug->chunk, prev_ug->slot);
+				/* x's saved frames are live at its backward too */
+				for (i = 0; i < n_live; i++)
+					if (grad_saved_clash(s, rp, base, S, ug, live[i],
+							     msg, size))
+						goto fail;
 				wu += ug->bytes;
 				n_ug++;
 				prev_ug = ug;

@@ -244,9 +244,37 @@ START_TEST(p4_m2_g4)
 	set_bytes(s, 1, 500, 500, 1500, 250);
 	p = plan_ok(s);
 	ck_assert_uint_eq(p->slots, 4);
-	/* without sharing: cp1 alone 81920 + 2048, cp2 alone 40960 + 2048 */
-	expect_rank(p, &(struct expect){0, 16, 16, 16, 8, 2, 2, 81920, 2048,
+	/*
+	 * without sharing: cp1 alone 81920 + 2048, cp2 alone 40960 + 2048;
+	 * in the drain each backward frees saved frames, and seven of the
+	 * eight gradient frames nest there (nest.c): the one left takes 1024,
+	 * and rank 0 its bound, 81920 + 1024
+	 */
+	expect_rank(p, &(struct expect){0, 16, 16, 16, 8, 2, 2, 81920, 1024,
 					 82944, 126976});
+	ck_assert_uint_eq(rank_of(p, 0)->n_nested, 7);
+	{
+		/*
+		 * the checker replays both kinds together: a nested gradient
+		 * frame moved onto its own group's saved frame (live at its
+		 * backward) is caught
+		 */
+		struct cgs_rank_plan *r0 = (struct cgs_rank_plan *)rank_of(p, 0);
+		struct cgs_frame *ug = r0->user_grad;
+		uint64_t was;
+		char msg[512];
+
+		while (ug->arena != 0)
+			ug++;
+		was = ug->offset;
+		ug->offset = r0->saved[p->layer_base[ug->chunk] * r0->slots +
+				       ug->slot * 2].offset;
+		ck_assert_int_ne(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+		ck_assert_msg(strstr(msg, "user-grad frame") &&
+			      strstr(msg, "overlap in bytes"), "%s", msg);
+		ug->offset = was;
+		ck_assert_int_eq(cgs_plan_check(s, p, msg, sizeof(msg)), 0);
+	}
 	/* without sharing: cp1 alone 51200 + 2048, cp2 alone 25600 + 2048 */
 	expect_rank(p, &(struct expect){3, 16, 10, 10, 8, 2, 2, 51200, 2048,
 					 53248, 80896});
@@ -279,7 +307,8 @@ START_TEST(p4_m4_three_layers)
 	set_bytes(s, 0, 1000, 1000, 3000, 500);
 	p = plan_ok(s);
 	ck_assert_uint_eq(p->slots, 4);
-	expect_rank(p, &(struct expect){0, 48, 48, 48, 16, 2, 2, 245760, 3072,
+	/* as in p4_m2_g4, gradient frames nest: rank 0 at its bound */
+	expect_rank(p, &(struct expect){0, 48, 48, 48, 16, 2, 2, 245760, 1536,
 					 247296, 248832});
 	expect_rank(p, &(struct expect){3, 48, 39, 39, 16, 2, 2, 199680, 3072,
 					 202752, 202752});

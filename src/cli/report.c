@@ -81,6 +81,7 @@ static int rank_from_plan(struct cgs_report_rank *rr,
 	rr->graphs = rp->n_graphs;
 	copy_role(&rr->saved, &rp->saved_stats);
 	copy_role(&rr->user_grad, &rp->user_grad_stats);
+	rr->user_grad_nested = rp->n_nested;
 	rr->bytes = rp->bytes;
 	rr->lower_bound_bytes = rp->lower_bound_bytes;
 	rr->bytes_without_sharing = rp->bytes_without_sharing;
@@ -256,16 +257,20 @@ static double ratio(uint64_t a, uint64_t b)
 }
 
 static void print_role(FILE *out, const char *name,
-		       const struct cgs_report_role *r)
+		       const struct cgs_report_role *r, uint32_t nested)
 {
 	char b1[64], b2[64];
 
 	fprintf(out, "  %-10s %6u frames, %4u colours (clique bound %u%s), "
-		"%s, lower bound %s\n", name, r->frames, r->colours,
+		"%s, lower bound %s", name, r->frames, r->colours,
 		r->colour_lower_bound,
 		r->colours == r->colour_lower_bound ? ", optimal" : "",
 		fmt_bytes(b1, sizeof(b1), r->bytes),
 		fmt_bytes(b2, sizeof(b2), r->lower_bound_bytes));
+	if (nested)
+		fprintf(out, "; %u frame%s nested in the saved arena", nested,
+			nested == 1 ? "" : "s");
+	fputc('\n', out);
 }
 
 int cgs_report_print_text(FILE *out, const struct cgs_report *r)
@@ -305,8 +310,9 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 			: rr->slot_map_per_chunk
 				? ", slots from a slot map per count and chunk"
 				: ", slots from a slot map per count");
-		print_role(out, "saved", &rr->saved);
-		print_role(out, "user_grad", &rr->user_grad);
+		print_role(out, "saved", &rr->saved, 0);
+		print_role(out, "user_grad", &rr->user_grad,
+			   rr->user_grad_nested);
 		fprintf(out, "  arenas    ");
 		for (a = 0; a < rr->n_arenas; a++)
 			fprintf(out, "%s#%u %s %s", a ? ", " : " ",

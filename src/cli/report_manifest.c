@@ -74,9 +74,15 @@ static int fill_rank(struct cgs_report_rank *rr, const struct cgs_manifest *m,
 	}
 	for (i = 0; i < in->n_saved; i++)
 		rr->saved_colours[i] = cgs_manifest_saved_frame(m, ri, i).colour;
-	for (i = 0; i < in->n_user_grad; i++)
-		rr->user_grad_colours[i] =
-			cgs_manifest_user_grad_frame(m, ri, i).colour;
+	for (i = 0; i < in->n_user_grad; i++) {
+		struct cgs_manifest_frame f =
+			cgs_manifest_user_grad_frame(m, ri, i);
+
+		rr->user_grad_colours[i] = f.colour;
+		rr->user_grad_nested += f.arena < rr->n_arenas &&
+					rr->arenas[f.arena].role ==
+						CGS_MANIFEST_ARENA_SAVED;
+	}
 	return 0;
 }
 

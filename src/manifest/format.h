@@ -37,13 +37,21 @@ enum cgs_mf_section {
 	CGS_MF_CAPTURE = 12,
 	CGS_MF_SLOT_MAPS = 13,       /* format 2.0 on */
 	CGS_MF_CHUNK_SLOT_MAPS = 14, /* format 2.1 on */
-	CGS_MF_SECTIONS_KNOWN = 14,
+	CGS_MF_NESTED = 15,          /* format 2.2 on */
+	CGS_MF_SECTIONS_KNOWN = 15,
 	CGS_MF_SECTIONS_V1 = 12,     /* the sections of format 1.x */
 	CGS_MF_SECTIONS_V2_0 = 13,   /* the sections of format 2.0 */
+	CGS_MF_SECTIONS_V2_1 = 14,   /* the sections of format 2.1 */
 };
 
 /* The minor of major 2 that added CHUNK_SLOT_MAPS and rank flags bit 1. */
 #define CGS_MF_MINOR_CHUNK_SLOT_MAPS 1
+/*
+ * The minor that added NESTED: user-grad frames may lie in a saved arena.
+ * NESTED entry, one per rank: u32 user-grad frames that do, u32 reserved.
+ */
+#define CGS_MF_MINOR_NESTED 2
+#define CGS_MF_NESTED_ENTRY_BYTES 8
 
 /* META: fixed part, then u32 layers[vpp]. */
 #define CGS_MF_META_HASH 0

@@ -43,7 +43,7 @@
  * newer majors.
  */
 #define CGS_MANIFEST_MAJOR 2
-#define CGS_MANIFEST_MINOR 1
+#define CGS_MANIFEST_MINOR 2
 #define CGS_MANIFEST_OLDEST_MAJOR 1
 
 /* Roles of an arena (the same values as enum cgs_arena_role). */

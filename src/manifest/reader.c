@@ -56,6 +56,7 @@ static const char *const section_names[CGS_MF_SECTIONS_KNOWN + 1] = {
 	"", "meta", "strings", "variants", "ranks", "reachable", "orders",
 	"arenas", "saved frames", "user-grad frames", "saved roles",
 	"user-grad layers", "capture", "slot maps", "chunk slot maps",
+	"nested",
 };
 
 static int fail(struct check *c, int code, const char *fmt, ...)
@@ -151,6 +152,7 @@ static int check_header(struct check *c)
 			    CGS_MANIFEST_MAJOR);
 	c->m->n_known = major == 1 ? CGS_MF_SECTIONS_V1
 			: minor < CGS_MF_MINOR_CHUNK_SLOT_MAPS ? CGS_MF_SECTIONS_V2_0
+			: minor < CGS_MF_MINOR_NESTED ? CGS_MF_SECTIONS_V2_1
 			: CGS_MF_SECTIONS_KNOWN;
 	c->m->known_minor = major == CGS_MANIFEST_MAJOR ? CGS_MANIFEST_MINOR : 0;
 	c->m->rank_bytes = major == 1 ? CGS_MF_RANK_ENTRY_BYTES_V1
@@ -259,6 +261,13 @@ static int check_toc(struct check *c)
 				    "section %u (chunk slot maps) in a format %u.%u file; it exists from format 2.%d on",
 				    id, m->info.major, m->info.minor,
 				    CGS_MF_MINOR_CHUNK_SLOT_MAPS);
+		/* and a 2.2 section in a file that says 2.0 or 2.1 */
+		if (id == CGS_MF_NESTED && m->info.major == 2 &&
+		    m->info.minor < CGS_MF_MINOR_NESTED)
+			return fail(c, CGS_E_FORMAT,
+				    "section %u (nested) in a format %u.%u file; it exists from format 2.%d on",
+				    id, m->info.major, m->info.minor,
+				    CGS_MF_MINOR_NESTED);
 		if (id <= m->n_known) {
 			m->sec[id] = b + off;
 			m->sec_len[id] = bytes;
@@ -900,10 +909,14 @@ static int check_arenas(struct check *c)
 	return 0;
 }
 
-/* One frame entry against its expected identity and its rank's arenas. */
+/*
+ * One frame entry against its expected identity and its rank's arenas.
+ * From format 2.2 on a user-grad frame may lie in a saved arena (counted
+ * in *nested).
+ */
 static int check_frame(struct check *c, const uint8_t *r, const uint8_t *p,
 		       uint32_t role, uint32_t chunk, uint32_t slot,
-		       uint32_t layer)
+		       uint32_t layer, uint32_t *nested)
 {
 	struct cgs_manifest *m = c->m;
 	const char *kind = role ? "user-grad" : "saved";
@@ -943,7 +956,11 @@ static int check_frame(struct check *c, const uint8_t *r, const uint8_t *p,
 	a = m->sec[CGS_MF_ARENAS] +
 	    (size_t)(cgs_get_le64(r + CGS_MF_RANK_ARENA_FIRST) + arena) *
 		    CGS_MF_ARENA_BYTES;
-	if (cgs_get_le32(a) != role)
+	if (role == CGS_MANIFEST_ARENA_USER_GRAD &&
+	    cgs_get_le32(a) == CGS_MANIFEST_ARENA_SAVED &&
+	    m->n_known >= CGS_MF_NESTED)
+		(*nested)++;
+	else if (cgs_get_le32(a) != role)
 		return fail(c, CGS_E_FORMAT,
 			    "rank %u %s frame (%u, %u, %u) lies in arena %u, which holds %s frames",
 			    id, kind, chunk, slot, layer, arena,
@@ -970,29 +987,47 @@ static int check_frames(struct check *c)
 	const struct cgs_manifest_info *in = &m->info;
 	const uint8_t *r, *p = m->sec[CGS_MF_SAVED_FRAMES];
 	const uint8_t *u = m->sec[CGS_MF_USER_GRAD_FRAMES];
-	uint32_t ri, ch, s, l;
+	const uint8_t *n = m->sec[CGS_MF_NESTED];
+	uint32_t ri, ch, s, l, nested;
 	int rc;
 
 	if ((rc = expect_len(c, CGS_MF_SAVED_FRAMES, c->n_saved,
 			     CGS_MF_FRAME_BYTES, "saved frames")) ||
 	    (rc = expect_len(c, CGS_MF_USER_GRAD_FRAMES, c->n_user_grad,
-			     CGS_MF_FRAME_BYTES, "user-grad frames")))
+			     CGS_MF_FRAME_BYTES, "user-grad frames")) ||
+	    (m->n_known >= CGS_MF_NESTED &&
+	     (rc = expect_len(c, CGS_MF_NESTED, in->n_ranks,
+			      CGS_MF_NESTED_ENTRY_BYTES, "nested counts"))))
 		return rc;
 	/* Ranks' frames are contiguous, so one walk visits them in order. */
 	for (ri = 0; ri < in->n_ranks; ri++) {
 		r = rank_entry(m, ri);
+		nested = 0;
 		for (ch = 0; ch < in->vpp; ch++) {
 			for (s = 0; s < m->rings[ri].ring.slots; s++) {
 				for (l = 0; l < cgs_manifest_chunk_layers(m, ch);
 				     l++, p += CGS_MF_FRAME_BYTES)
 					if ((rc = check_frame(c, r, p, 0, ch, s,
-							      l)))
+							      l, &nested)))
 						return rc;
-				if ((rc = check_frame(c, r, u, 1, ch, s, 0)))
+				if ((rc = check_frame(c, r, u, 1, ch, s, 0,
+						      &nested)))
 					return rc;
 				u += CGS_MF_FRAME_BYTES;
 			}
 		}
+		if (m->n_known < CGS_MF_NESTED)
+			continue;
+		if (cgs_get_le32(n) != nested)
+			return fail(c, CGS_E_FORMAT,
+				    "section %u (nested): rank %u records %u user-grad frames in its saved arenas; its frames put %u there",
+				    CGS_MF_NESTED, cgs_get_le32(r + CGS_MF_RANK_ID),
+				    cgs_get_le32(n), nested);
+		if (cgs_get_le32(n + 4))
+			return fail(c, CGS_E_FORMAT,
+				    "section %u (nested): rank %u: reserved field is not 0",
+				    CGS_MF_NESTED, cgs_get_le32(r + CGS_MF_RANK_ID));
+		n += CGS_MF_NESTED_ENTRY_BYTES;
 	}
 	return 0;
 }
@@ -1350,10 +1385,21 @@ static int check_rank_figures(struct check *c, struct figures *fg)
 	if (st.saved.bytes < rf.saved)
 		return figure_mismatch(c, id, "saved bytes", st.saved.bytes,
 				       "at least the lower bound ", rf.saved);
-	if (st.user_grad.bytes < rf.user_grad)
+	/*
+	 * nested user-grad frames (format 2.2) take bytes of the saved
+	 * arena: the user-grad arena may then be below its kind's bound,
+	 * never the rank's arenas below the rank's
+	 */
+	if (st.user_grad.bytes < rf.user_grad &&
+	    !(m->n_known >= CGS_MF_NESTED &&
+	      cgs_get_le32(m->sec[CGS_MF_NESTED] +
+			   (size_t)c->ri * CGS_MF_NESTED_ENTRY_BYTES)))
 		return figure_mismatch(c, id, "user-grad bytes",
 				       st.user_grad.bytes,
 				       "at least the lower bound ", rf.user_grad);
+	if (st.bytes < rf.all)
+		return figure_mismatch(c, id, "bytes", st.bytes,
+				       "at least the lower bound ", rf.all);
 	if (st.saved.colour_lower_bound < rf.saved_frames)
 		return figure_mismatch(c, id, "saved colour_lower_bound",
 				       st.saved.colour_lower_bound,

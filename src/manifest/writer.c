@@ -24,7 +24,7 @@ struct layout {
 	uint64_t len[CGS_MF_SECTIONS_KNOWN + 1];
 	uint64_t off[CGS_MF_SECTIONS_KNOWN + 1];
 	uint64_t total;
-	unsigned n_sections;  /* 13 (format 2.0), or 14 (2.1) */
+	unsigned n_sections;  /* 13 (format 2.0), 14 (2.1) or 15 (2.2) */
 };
 
 /* Running cursor over one section's payload. */
@@ -214,7 +214,7 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 	const struct cgs_schedule *s = p->schedule;
 	uint64_t reach = 0, entries = 0, arenas = 0, capture = 0, pos, v;
 	uint64_t R = p->n_ranks, V = s->n_variants, rvl = 0, maps = 0;
-	uint64_t chunk_maps = 0;
+	uint64_t chunk_maps = 0, nested = 0;
 	enum map_kind kind;
 	uint64_t saved = 0, user_grad = 0;
 	uint32_t r, i;
@@ -230,6 +230,7 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 		capture += rp->n_graphs;
 		saved += rp->n_saved;
 		user_grad += rp->n_user_grad;
+		nested += rp->n_nested;
 		kind = map_kind(rp);
 		for (i = 0; kind != MAP_NONE && i < rp->n_reachable; i++)
 			if (kind == MAP_PER_COUNT)
@@ -261,9 +262,14 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 		      &lo->len[CGS_MF_SLOT_MAPS]);
 	ok &= mul_add(chunk_maps, CGS_MF_SLOT_MAP_ENTRY_BYTES, 0,
 		      &lo->len[CGS_MF_CHUNK_SLOT_MAPS]);
-	/* format 2.1 only where it is needed: 2.0 files stay as they were */
-	lo->n_sections = chunk_maps ? CGS_MF_SECTIONS_KNOWN
-				    : CGS_MF_SECTIONS_V2_0;
+	lo->len[CGS_MF_NESTED] = R * CGS_MF_NESTED_ENTRY_BYTES;
+	/*
+	 * format 2.1 or 2.2 only where it is needed: other files stay as
+	 * they were
+	 */
+	lo->n_sections = nested ? CGS_MF_SECTIONS_KNOWN
+			 : chunk_maps ? CGS_MF_SECTIONS_V2_1
+			 : CGS_MF_SECTIONS_V2_0;
 	pos = CGS_MF_HEADER_BYTES +
 	      (uint64_t)lo->n_sections * CGS_MF_TOC_ENTRY_BYTES;
 	for (id = 1; id <= lo->n_sections && ok; id++) {
@@ -376,6 +382,7 @@ static void write_ranks(uint8_t *b, const struct layout *lo,
 	struct cursor cp = {b + lo->off[CGS_MF_CAPTURE]};
 	struct cursor sm = {b + lo->off[CGS_MF_SLOT_MAPS]};
 	struct cursor cm = {b + lo->off[CGS_MF_CHUNK_SLOT_MAPS]};
+	struct cursor ns = {b + lo->off[CGS_MF_NESTED]};
 	uint64_t saved = 0, user_grad = 0, maps = 0, chunk_maps = 0;
 	uint64_t at;
 	uint32_t r, i, v, c, l;
@@ -397,6 +404,10 @@ static void write_ranks(uint8_t *b, const struct layout *lo,
 			     kind == MAP_PER_CHUNK ? chunk_maps : maps);
 		saved += rp->n_saved;
 		user_grad += rp->n_user_grad;
+		if (lo->n_sections >= CGS_MF_NESTED) {
+			put32(&ns, rp->n_nested);
+			put32(&ns, 0);
+		}
 		for (i = 0; kind == MAP_PER_COUNT && i < rp->n_reachable; i++) {
 			for (k = 0; k < rp->reachable[i]; k++)
 				put32(&sm, map_slot(rp, i, 0, (uint32_t)k));
@@ -496,7 +507,9 @@ int cgs_manifest_write(const struct cgs_plan *plan, uint64_t schedule_hash,
 				     (unsigned long long)lo.total);
 	memcpy(b, CGS_MF_MAGIC, CGS_MF_MAGIC_BYTES);
 	cgs_put_le16(b + 8, CGS_MANIFEST_MAJOR);
-	cgs_put_le16(b + 10, lo.n_sections > CGS_MF_SECTIONS_V2_0
+	cgs_put_le16(b + 10, lo.n_sections > CGS_MF_SECTIONS_V2_1
+				     ? CGS_MF_MINOR_NESTED
+			     : lo.n_sections > CGS_MF_SECTIONS_V2_0
 				     ? CGS_MF_MINOR_CHUNK_SLOT_MAPS : 0);
 	cgs_put_le32(b + 12, CGS_MF_HEADER_BYTES);
 	cgs_put_le32(b + 16, lo.n_sections);

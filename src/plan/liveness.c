@@ -7,7 +7,8 @@
  * A saved group (c, s) lives from the forward of (c, k) to its backward,
  * inclusive.  The user-gradient frame written by a backward stays the
  * source of a pipeline send until the next backward completes, so it is
- * live at that next backward too.
+ * live at that next backward too.  Which saved groups each gradient frame
+ * meets is kept as well (x->grad_saved), for nesting (nest.c).
  *
  * A shorter order that is the longest one up to its last forward, with
  * the same slots for the microbatches it runs, passes through the same
@@ -65,6 +66,8 @@ static void on_forward(struct cgs_rank_work *x, struct live_replay *r,
 	for (w = 0; w < x->group_conflicts.words; w++)
 		row[w] |= r->live[w];
 	cgs_bit_set(r->live, g);
+	if (r->pending_grad != CGS_PLAN_NEVER)
+		cgs_bit_set(cgs_graph_row(&x->grad_saved, r->pending_grad), g);
 	r->live_frames += x->s->layers[c];
 	r->live_saved_bytes += chunk_saved_bytes[c];
 	if (largest && x->group_birth[g] == CGS_PLAN_NEVER)
@@ -77,9 +80,13 @@ static void on_forward(struct cgs_rank_work *x, struct live_replay *r,
 static uint32_t on_backward(struct cgs_rank_work *x, struct live_replay *r,
 			    uint32_t o, uint32_t c, uint32_t index, int largest)
 {
-	uint32_t k = r->backwards[c]++;
+	uint32_t k = r->backwards[c]++, w;
 	uint32_t g = c * x->slots + cgs_slot_of(x->rp, o, c, k);
+	uint64_t *meets = cgs_graph_row(&x->grad_saved, g);
 
+	/* its gradient frame meets every saved group live now, its own too */
+	for (w = 0; w < x->grad_saved.words; w++)
+		meets[w] |= r->live[w];
 	/*
 	 * a ring of two or more, or a slot map, never gives consecutive
 	 * backwards one frame

@@ -195,7 +195,8 @@ static int index_frames(struct cgs_rank_work *x, struct cgs_error *err)
 	    !x->grad_birth || !x->group_first || !x->grad_first ||
 	    !x->saved_colour || !x->grad_colour || !x->group_layers ||
 	    cgs_graph_init(&x->group_conflicts, x->n_groups) ||
-	    cgs_graph_init(&x->grad_conflicts, x->n_groups))
+	    cgs_graph_init(&x->grad_conflicts, x->n_groups) ||
+	    cgs_graph_init(&x->grad_saved, x->n_groups))
 		return cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
 				     "for the frames and their conflicts");
 	for (g = 0; g < x->n_groups; g++) {
@@ -231,6 +232,8 @@ static int plan_rank(struct cgs_rank_work *x, struct cgs_error *err)
 		rc = cgs_colour_frames(x, err);
 	if (rc == 0)
 		rc = cgs_pack_frames(x, err);
+	if (rc == 0)
+		rc = cgs_nest_grads(x, err);
 	if (rc == 0 && !x->bytes_only)
 		rc = cgs_capture_sequence(x, err);
 	return rc;
@@ -244,6 +247,7 @@ static void rank_work_release(struct cgs_rank_work *x)
 	free(x->variant_grad_bytes);
 	cgs_graph_release(&x->group_conflicts);
 	cgs_graph_release(&x->grad_conflicts);
+	cgs_graph_release(&x->grad_saved);
 	cgs_graph_release(&x->frame_conflicts);
 	free(x->group_birth);
 	free(x->grad_birth);
@@ -378,11 +382,15 @@ static void rank_work_start(struct trial_pool *pool, struct cgs_rank_plan *rp,
 /*
  * No layout of this plan's conflicts (its ring and slot map) takes fewer
  * bytes: the packing engine can bring a first-fit plan down to it at
- * best.
+ * best.  Where the plan nests gradient frames the gradient arena's floor
+ * is 0 (nest.c), and the rank's own bound may be the higher.
  */
 static uint64_t plan_bound(const struct cgs_rank_plan *rp)
 {
-	return rp->saved_stats.floor_bytes + rp->user_grad_stats.floor_bytes;
+	uint64_t sum = rp->saved_stats.floor_bytes +
+		       rp->user_grad_stats.floor_bytes;
+
+	return sum > rp->lower_bound_bytes ? sum : rp->lower_bound_bytes;
 }
 
 /* Plan the ring of t with `map` (taken over) and options opt into *mapped. */

@@ -99,6 +99,11 @@ struct cgs_rank_plan {
 	struct cgs_frame *saved;       /* n_saved, indexed as above */
 	uint32_t n_user_grad;
 	struct cgs_frame *user_grad;   /* n_user_grad, indexed as above */
+	/*
+	 * User-grad frames that lie in the saved arena (arena 0) instead of
+	 * their own (nest.c); 0 when none does.
+	 */
+	uint32_t n_nested;
 
 	/*
 	 * Per-variant layout inside frames, offsets relative to the frame

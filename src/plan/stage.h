@@ -81,6 +81,11 @@ struct cgs_rank_work {
 	struct cgs_graph group_conflicts;  /* n_groups: saved groups */
 	struct cgs_graph grad_conflicts;   /* n_groups: user-grad frames */
 	struct cgs_graph frame_conflicts;  /* n_saved: saved frames */
+	/*
+	 * Row g: the saved groups live together with user-grad frame g in
+	 * some order (not symmetric; nest.c).
+	 */
+	struct cgs_graph grad_saved;
 
 	/* entry of the largest order where a group (or gradient) first lives */
 	uint32_t *group_birth, *grad_birth;
@@ -143,6 +148,12 @@ int cgs_colour_frames(struct cgs_rank_work *x, struct cgs_error *err);
 
 /* pack.c: offsets, arenas, upstream's and the unshared figures. */
 int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err);
+
+/*
+ * nest.c: user-grad frames moved into holes of the saved arena where
+ * that makes the user-grad arena smaller.
+ */
+int cgs_nest_grads(struct cgs_rank_work *x, struct cgs_error *err);
 
 /* sequence.c: rp->capture. */
 int cgs_capture_sequence(struct cgs_rank_work *x, struct cgs_error *err);
