@@ -185,7 +185,7 @@ done
 
 # dump: text and JSON of the same manifest agree with each other.
 run 0 dump "$out/m.cgslot"
-grep -q "^manifest    format 2.0, " "$tmp/out" || fail "dump text header: $(head -n 1 "$tmp/out")"
+grep -q "^manifest    format 2.2, " "$tmp/out" || fail "dump text header: $(head -n 1 "$tmp/out")"
 grep -q "^schedule    golden-dcp-vpp, hash " "$tmp/out" || fail "dump text schedule"
 grep -q "^  order N=4: " "$tmp/out" || fail "dump text lacks the orders"
 run 0 dump --format json "$out/m.cgslot"

@@ -93,23 +93,35 @@ if [ "$update" = 1 ]; then
 	"$python" tests/manifest_edit.py future "$golden/dcp-vpp/manifest.cgslot" "$future"
 fi
 run 0 dump "$future"
-grep -q "^manifest    format 2.2, " "$tmp/out" || fail "future minor: $(head -n 1 "$tmp/out")"
+grep -q "^manifest    format 2.3, " "$tmp/out" || fail "future minor: $(head -n 1 "$tmp/out")"
 grep -q "^  4096  unknown " "$tmp/out" || fail "future minor: the optional section is not listed"
 run 0 dump --format json "$future"
 sed -n '/"variants": \[/,$p' "$tmp/out" >"$tmp/future.tail"
 sed -n '/"variants": \[/,$p' "$golden/dcp-vpp/dump.json" >"$tmp/golden.tail"
 cmp -s "$tmp/future.tail" "$tmp/golden.tail" || fail "future minor: contents differ from the original"
 
+# Format 2.0 manifests keep opening: the dcp-vpp schedule's 2.0 manifest
+# (compiled before gradient frames nested in the saved arena, which makes
+# its golden 2.2) dumps to exactly its dump then and verifies against its
+# schedule.
+v20=testdata/manifest/compat/v2.0-dcp-vpp
+run 0 dump "$v20/manifest.cgslot"
+grep -q "^manifest    format 2.0, " "$tmp/out" || fail "2.0 golden: $(head -n 1 "$tmp/out")"
+run 0 dump --format json "$v20/manifest.cgslot"
+cmp -s "$tmp/out" "$v20/dump.json" || fail "2.0 golden: its dump changed"
+run 0 verify "$v20/manifest.cgslot" "$v20/schedule.yaml"
+sed -n '/"variants": \[/,$p' "$v20/dump.json" >"$tmp/v20.tail"
+
 # Format 1 manifests keep opening: the 1.0 manifest of the dcp-vpp
 # schedule (compiled before format 2) reads to the same contents as its
-# format 2 golden, verifies against its schedule, and its 1.1 variant
+# format 2.0 manifest, verifies against its schedule, and its 1.1 variant
 # with an optional section loads too.
 old=testdata/manifest/compat/v1.0-dcp-vpp
 run 0 dump "$old/manifest.cgslot"
 grep -q "^manifest    format 1.0, " "$tmp/out" || fail "1.0 golden: $(head -n 1 "$tmp/out")"
 run 0 dump --format json "$old/manifest.cgslot"
 sed -n '/"variants": \[/,$p' "$tmp/out" >"$tmp/old.tail"
-cmp -s "$tmp/old.tail" "$tmp/golden.tail" || fail "1.0 golden: contents differ from the 2.0 golden"
+cmp -s "$tmp/old.tail" "$tmp/v20.tail" || fail "1.0 golden: contents differ from the 2.0 manifest"
 run 0 verify "$old/manifest.cgslot" "$old/schedule.yaml"
 run 0 dump testdata/manifest/compat/v1.1-minor-optional/manifest.cgslot
 grep -q "^manifest    format 1.1, " "$tmp/out" || fail "1.1: $(head -n 1 "$tmp/out")"
@@ -117,7 +129,8 @@ grep -q "^manifest    format 1.1, " "$tmp/out" || fail "1.1: $(head -n 1 "$tmp/o
 # A second reader, written in Python from the man page alone, decodes
 # every golden manifest (and the newer-minor one) to exactly the JSON
 # that cgslot dump prints.
-for m in "$golden"/*/manifest.cgslot "$future" testdata/manifest/compat/v1*/manifest.cgslot; do
+for m in "$golden"/*/manifest.cgslot "$future" testdata/manifest/compat/v1*/manifest.cgslot \
+	"$v20/manifest.cgslot"; do
 	run 0 dump --format json "$m"
 	"$python" tests/manifest_edit.py decode "$m" >"$tmp/decoded.json" ||
 		{ fail "the second reader cannot decode $m"; continue; }

@@ -38,7 +38,10 @@ for r in d["ranks"]:
         assert set(s) >= {"frames", "colours", "colour_lower_bound", "bytes",
                           "lower_bound_bytes"}
         assert s["colour_lower_bound"] <= s["colours"]
-        assert s["lower_bound_bytes"] <= s["bytes"]
+        # nested gradient frames take saved bytes: their arena may be
+        # below its kind's bound, never the rank below its own
+        assert s["lower_bound_bytes"] <= s["bytes"] or \
+            role == "user_grad" and 0 < s["nested"] <= s["frames"]
     assert r["saved"]["frames"] == 48 and r["user_grad"]["frames"] == 16
     assert r["lower_bound_bytes"] <= r["bytes"] <= r["bytes_colour_arenas"]
     assert r["bytes"] < r["bytes_without_sharing"]
@@ -125,12 +128,14 @@ sed 's/slots: auto/slots: {max: 16}/' "$example" >"$tmp/max16.yaml"
 awk '$1 ~ /^[0-9]+$/ && $6 > $5 { print; bad = 1 } END { exit bad }' \
 	"$tmp/explore" || fail "a floor above its plan: $(cat "$tmp/explore")"
 # The charges floor (pack.c): on testdata/valid/charges rank 0's ring of 9
-# (k mod 9), no layout beats the plan, 1.194 x the bound, where the
-# heaviest clique and the colours prove 1.165 only.
+# (k mod 9), no layout of the saved frames beats the plan's, where the
+# heaviest clique and the colours prove less; with its gradient frames
+# nested in the saved arena (nest.c) the rank takes 1.182 x the bound
+# (1.194 in arenas of their own), and the floor is the plan.
 "$cgslot" plan --explore-slots --max-slots 9 \
 	testdata/valid/charges/schedule.yaml >"$tmp/charges" ||
 	fail "--explore-slots on the charges schedule failed"
-awk '$1 == 0 && $2 == 9 && $5 == 1.194 && $6 == 1.194 { ok = 1 }
+awk '$1 == 0 && $2 == 9 && $5 == 1.182 && $6 == 1.182 { ok = 1 }
      $1 ~ /^[0-9]+$/ && $6 > $5 { bad = 1 } END { exit !ok || bad }' \
 	"$tmp/charges" || fail "charges floor of rank 0, ring 9: $(cat "$tmp/charges")"
 for j in 1 2 5; do

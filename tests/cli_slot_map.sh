@@ -66,7 +66,7 @@ PY
 # colouring let share bytes live together.
 "$inject" "$example" "$tmp/rot2.cgslot" rotate || fail "inject rotate (vpp 2) failed"
 run 1 verify "$tmp/rot2.cgslot" "$example"
-grep -q 'overlaps saved frame' "$tmp/err" ||
+grep -Eq 'overlaps (saved|user-gradient) frame' "$tmp/err" ||
 	fail "verify accepted a map its plan was not coloured for: $(cat "$tmp/err")"
 
 # Corrupt maps: the reader refuses them, naming the rank and count.
@@ -81,7 +81,8 @@ grep -q 'slot maps: rank 0 N=16 order entry 1: microbatch 1 of chunk 1 takes slo
 
 # Maps per count and chunk (format 2.1, section 14): chunk c takes
 # microbatch k to slot (k + c) mod S, with the plan's frames moved along,
-# so the manifest is as safe as the plan.  Kept under testdata like the
+# so the manifest is as safe as the plan.  The example's plan nests
+# gradient frames in the saved arena, so the file is 2.2 (section 15).  Kept under testdata like the
 # rotation (the Python reader's tests read it).
 chunk_golden=testdata/manifest/slot-map/chunk/manifest.cgslot
 "$inject" "$example" "$tmp/chunk.cgslot" chunk || fail "inject chunk failed"
@@ -93,8 +94,9 @@ cmp -s "$tmp/chunk.cgslot" "$chunk_golden" || fail "$chunk_golden differs from w
 run 0 verify "$tmp/chunk.cgslot" "$example"
 grep -q "verified 4 ranks.*schedule matches" "$tmp/out" || fail "verify (chunk): $(cat "$tmp/out")"
 run 0 dump "$tmp/chunk.cgslot"
-grep -q '^manifest    format 2\.1, ' "$tmp/out" || fail "dump (chunk): not format 2.1: $(head -n 1 "$tmp/out")"
+grep -q '^manifest    format 2\.2, ' "$tmp/out" || fail "dump (chunk): not format 2.2: $(head -n 1 "$tmp/out")"
 grep -q '^    14  chunk_slot_maps ' "$tmp/out" || fail "dump (chunk): no section 14"
+grep -q '^    15  nested ' "$tmp/out" || fail "dump (chunk): no section 15"
 grep -q '^  ring        8 slots; .*; slots from the slot map per count and chunk$' "$tmp/out" ||
 	fail "dump does not announce the map per chunk"
 grep -q '^  slots N=4 chunk 0: 0 1 2 3$' "$tmp/out" || fail "dump: the N=4 row of chunk 0 is not 0 1 2 3"
@@ -159,8 +161,9 @@ grep -q 'chunk slot maps: rank 3 N=4 order entry 7: microbatch 1 of chunk 2 take
 
 # The planner's own maps per chunk, through compile: the bundled example
 # with slots: {map: true} gives ranks 2 and 3 such maps; the manifest
-# verifies against its schedule, and without maps compile still writes
-# format 2.0.
+# verifies against its schedule.  Compile writes format 2.0 where no rank
+# has a map per chunk or nested gradient frames (the minimal golden), 2.1
+# where one has a map per chunk and none nests (the example with maps).
 sed 's/^  slots: auto$/  slots: {map: true}/' "$example" >"$tmp/map.yaml"
 grep -q 'map: true' "$tmp/map.yaml" || fail "the example no longer has 'slots: auto'"
 run 0 compile "$tmp/map.yaml" -o "$tmp/map.cgslot"
@@ -169,8 +172,8 @@ grep -q '^  slot map   rank 2: slots from a map per microbatch count and chunk$'
 	fail "compile does not name rank 2's map per chunk: $(cat "$tmp/out")"
 run 0 verify "$tmp/map.cgslot" "$tmp/map.yaml"
 grep -q "verified 4 ranks.*schedule matches" "$tmp/out" || fail "verify (planned maps): $(cat "$tmp/out")"
-run 0 compile "$example" -o "$tmp/plain.cgslot"
-grep -q 'format 2\.0' "$tmp/out" || fail "compile without maps is not 2.0: $(head -n 3 "$tmp/out")"
+run 0 compile testdata/manifest/golden/minimal/schedule.yaml -o "$tmp/plain.cgslot"
+grep -q 'format 2\.0' "$tmp/out" || fail "compile without maps or nesting is not 2.0: $(head -n 3 "$tmp/out")"
 
 # The recoloured map (local search): rank 7 of the bundled example takes
 # it; the manifest verifies against its schedule.

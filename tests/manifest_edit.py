@@ -4,9 +4,9 @@
   manifest_edit.py crc FILE...        check each trailer's CRC-32C (exit 1 if bad)
   manifest_edit.py corrupt SRC DIR    write DIR/<case>/manifest.cgslot, one per
                                       corruption below, from the golden SRC
-  manifest_edit.py future SRC OUT     write OUT: SRC (2.0 or 2.1) as minor 2.2,
-                                      with the sections 2.1 requires and an
-                                      extra optional section (a reader of 2.1
+  manifest_edit.py future SRC OUT     write OUT: SRC (2.0 to 2.2) as minor 2.3,
+                                      with the sections 2.2 requires and an
+                                      extra optional section (a reader of 2.2
                                       loads it)
   manifest_edit.py decode FILE        print FILE decoded as 'cgslot dump --format
                                       json' prints it, by a second reader
@@ -155,20 +155,25 @@ def corruptions(src):
 
 
 def future_minor(src):
-    """src as minor 2, with an empty section 14 (chunk slot maps, required
-    from 2.1 on) where src is 2.0, and an optional section 4096 appended:
-    the table of contents grows by an entry per section added, so every
-    payload moves by 24 bytes for each."""
+    """src as minor 3, with an empty section 14 (chunk slot maps, required
+    from 2.1 on) where src is 2.0, a section 15 of zero counts (nested
+    user-grad frames, one entry of 8 bytes per rank, required from 2.2 on)
+    where src is older, and an optional section 4096 appended: the table
+    of contents grows by an entry per section added, so every payload
+    moves by 24 bytes for each."""
     n = struct.unpack_from("<I", src, 16)[0]
     first = 32 + 24 * n
     body = src[first:len(src) - 8]
     payload = b"optional data from a newer writer"
-    pad = (-len(payload)) % 8
+    meta_off = struct.unpack_from("<Q", src, 32 + 8)[0]
+    n_ranks = struct.unpack_from("<I", src, meta_off + 44)[0]
     added = [(14, 0, b"")] if n == 13 else []
+    if n <= 14:
+        added.append((15, 0, bytes(8 * n_ranks)))
     added.append((4096, 1, payload))
     shift = 24 * len(added)
     out = bytearray(src[:32])
-    struct.pack_into("<H", out, 10, 2)
+    struct.pack_into("<H", out, 10, 3)
     struct.pack_into("<I", out, 16, n + len(added))
     for i in range(n):
         sid, flags, off, size = struct.unpack_from("<IIQQ", src, 32 + 24 * i)
@@ -177,7 +182,10 @@ def future_minor(src):
     for sid, flags, data in added:
         out += struct.pack("<IIQQ", sid, flags, pos, len(data))
         pos += len(data) + (-len(data)) % 8
-    out += body + payload + bytes(pad) + bytes(8)
+    out += body
+    for sid, flags, data in added:
+        out += data + bytes((-len(data)) % 8)
+    out += bytes(8)
     struct.pack_into("<Q", out, 24, len(out))
     fix_crc(out)
     return bytes(out)
@@ -186,7 +194,7 @@ def future_minor(src):
 SECTION_NAMES = ["", "meta", "strings", "variants", "ranks", "reachable",
                  "orders", "arenas", "saved_frames", "user_grad_frames",
                  "saved_roles", "user_grad_layers", "capture", "slot_maps",
-                 "chunk_slot_maps"]
+                 "chunk_slot_maps", "nested"]
 
 
 def decode(b):
@@ -201,7 +209,7 @@ def decode(b):
         sid, flags, off, nbytes = struct.unpack_from("<IIQQ", b, 32 + 24 * i)
         assert off == pos and flags in (0, 1)
         pos = (off + nbytes + 7) & ~7
-        toc.append({"id": sid, "name": SECTION_NAMES[sid] if sid <= 14 else "unknown",
+        toc.append({"id": sid, "name": SECTION_NAMES[sid] if sid <= 15 else "unknown",
                     "optional": bool(flags & 1), "offset": off, "bytes": nbytes})
         sec[sid] = b[off:off + nbytes]
     assert pos == len(b) - 8

@@ -302,6 +302,30 @@ static uint8_t *fixture_chunk_bytes(size_t *len)
 	return buf;
 }
 
+/*
+ * Format 2.2: the chunk fixture with user-grad frame 0 of every rank in
+ * the saved arena (the reader checks where frames lie and the figures,
+ * not overlaps: cgslot verify does that).
+ */
+static uint8_t *fixture_nested_bytes(size_t *len)
+{
+	struct fixture *fx = fixture_create();
+	struct cgs_error err = {0};
+	void *buf = NULL;
+	uint32_t r;
+
+	for (r = 0; r < FX_PP; r++) {
+		fixture_chunk_slots(fx, r, 0);
+		fx->plan.ranks[r].user_grad[0].arena = 0;
+		fx->plan.ranks[r].user_grad[0].offset = 0;
+		fx->plan.ranks[r].n_nested = 1;
+	}
+	ck_assert_msg(cgs_manifest_write(&fx->plan, 5, &buf, len, &err) == 0,
+		      "write: %s", err.message);
+	fixture_destroy(fx);
+	return buf;
+}
+
 /* ---- helpers over raw bytes ------------------------------------- */
 
 static void fix_crc(uint8_t *b, size_t len)
@@ -695,6 +719,9 @@ START_TEST(byte_flips)
 	flips(b, len);
 	/* format 2.1, with section 14 */
 	b = fixture_chunk_bytes(&len);
+	flips(b, len);
+	/* format 2.2, with section 15 */
+	b = fixture_nested_bytes(&len);
 	flips(b, len);
 }
 END_TEST
@@ -1270,6 +1297,57 @@ static uint8_t *with_extra_section(const uint8_t *b, size_t len, uint32_t id,
 	return c;
 }
 
+/* Format 2.2: user-grad frames in a saved arena, counted in section 15. */
+START_TEST(nested_frames)
+{
+	struct cgs_manifest *m = NULL;
+	struct cgs_error err = {0};
+	struct cgs_manifest_frame f;
+	uint8_t *b, *c;
+	size_t len, nested, uf;
+	uint64_t nested_len;
+
+	b = fixture_nested_bytes(&len);
+	ck_assert_uint_eq(cgs_get_le16(b + 10), CGS_MF_MINOR_NESTED);
+	nested = section(b, CGS_MF_NESTED, &nested_len);
+	uf = section(b, CGS_MF_USER_GRAD_FRAMES, NULL);
+	ck_assert_uint_eq(nested_len, FX_PP * CGS_MF_NESTED_ENTRY_BYTES);
+	ck_assert_uint_eq(cgs_get_le32(b + nested), 1);
+	ck_assert_msg(cgs_manifest_open_buffer(b, len, &m, &err) == 0, "%s",
+		      err.message);
+	f = cgs_manifest_user_grad_frame(m, 1, 0);
+	ck_assert_uint_eq(f.arena, 0);
+	ck_assert_uint_eq(cgs_manifest_arena(m, 1, f.arena).role,
+			  CGS_MANIFEST_ARENA_SAVED);
+	ck_assert_uint_eq(cgs_manifest_user_grad_frame(m, 1, 1).arena, 1);
+	walk(m);
+	cgs_manifest_close(&m);
+
+	c = malloc(len);
+	EDIT_REJECT(CGS_E_FORMAT, "section 15 (nested): rank 0 records 2 user-grad frames in its saved arenas; its frames put 1 there",
+		    cgs_put_le32(c + nested, 2));
+	EDIT_REJECT(CGS_E_FORMAT, "section 15 (nested): rank 1: reserved field is not 0",
+		    cgs_put_le32(c + nested + CGS_MF_NESTED_ENTRY_BYTES + 4, 1));
+	/* a second frame moved into the saved arena is counted too */
+	EDIT_REJECT(CGS_E_FORMAT, "section 15 (nested): rank 0 records 1 user-grad frames in its saved arenas; its frames put 2 there",
+		    cgs_put_le32(c + uf + CGS_MF_FRAME_BYTES + CGS_MF_FRAME_ARENA, 0));
+	/* the same file as 2.1: section 15 does not exist there */
+	EDIT_REJECT(CGS_E_FORMAT, "section 15 (nested) in a format 2.1 file; it exists from format 2.2 on",
+		    cgs_put_le16(c + 10, 1));
+	free(c);
+	free(b);
+
+	/* before 2.2 a user-grad frame lies in a user-grad arena */
+	b = fixture_chunk_bytes(&len);
+	uf = section(b, CGS_MF_USER_GRAD_FRAMES, NULL);
+	c = malloc(len);
+	EDIT_REJECT(CGS_E_FORMAT, "rank 0 user-grad frame (0, 0, 0) lies in arena 0, which holds saved frames",
+		    cgs_put_le32(c + uf + CGS_MF_FRAME_ARENA, 0));
+	free(c);
+	free(b);
+}
+END_TEST
+
 START_TEST(minor_versions)
 {
 	struct cgs_manifest *m = NULL;
@@ -1278,9 +1356,14 @@ START_TEST(minor_versions)
 	size_t len, cl;
 	uint64_t base_walk;
 
-	/* our newest minor (2.1) holds every section it defines */
+	/* a file without nested frames stays 2.1 */
 	b = fixture_chunk_bytes(&len);
+	ck_assert_uint_eq(cgs_get_le16(b + 10), CGS_MF_MINOR_CHUNK_SLOT_MAPS);
+	free(b);
+	/* our newest minor (2.2) holds every section it defines */
+	b = fixture_nested_bytes(&len);
 	ck_assert_uint_eq(cgs_get_le16(b + 10), CGS_MANIFEST_MINOR);
+	ck_assert_uint_eq(cgs_get_le32(b + 16), CGS_MF_SECTIONS_KNOWN);
 	ck_assert_int_eq(cgs_manifest_open_buffer(b, len, &m, NULL), 0);
 	base_walk = walk(m);
 	cgs_manifest_close(&m);
@@ -1542,6 +1625,7 @@ static Suite *manifest_suite(void)
 	tcase_add_test(tc, bounded_memory);
 	tcase_add_test(tc, targeted_edits);
 	tcase_add_test(tc, minor_versions);
+	tcase_add_test(tc, nested_frames);
 	tcase_add_test(tc, open_file);
 	tcase_add_test(tc, writer_refuses_bad_plans);
 	tcase_add_test(tc, entry_widths);

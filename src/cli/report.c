@@ -361,7 +361,8 @@ static json_t *u64(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
-static json_t *role_json(const struct cgs_report_role *r)
+/* nested: frames of this kind that lie in the saved arena (0: no key) */
+static json_t *role_json(const struct cgs_report_role *r, uint32_t nested)
 {
 	json_t *o = json_object();
 	int ok = 1;
@@ -371,6 +372,8 @@ static json_t *role_json(const struct cgs_report_role *r)
 	put(o, "colour_lower_bound", u64(r->colour_lower_bound), &ok);
 	put(o, "bytes", u64(r->bytes), &ok);
 	put(o, "lower_bound_bytes", u64(r->lower_bound_bytes), &ok);
+	if (nested)
+		put(o, "nested", u64(nested), &ok);
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -404,8 +407,9 @@ static json_t *rank_json(const struct cgs_report_rank *rr, int per_rank)
 		put(o, "slot_map_per_chunk", json_true(), &ok);
 	put(o, "reachable", reach, &ok);
 	put(o, "graphs", u64(rr->graphs), &ok);
-	put(o, "saved", role_json(&rr->saved), &ok);
-	put(o, "user_grad", role_json(&rr->user_grad), &ok);
+	put(o, "saved", role_json(&rr->saved, 0), &ok);
+	put(o, "user_grad", role_json(&rr->user_grad, rr->user_grad_nested),
+	    &ok);
 	put(o, "bytes", u64(rr->bytes), &ok);
 	put(o, "lower_bound_bytes", u64(rr->lower_bound_bytes), &ok);
 	put(o, "bytes_without_sharing", u64(rr->bytes_without_sharing), &ok);
