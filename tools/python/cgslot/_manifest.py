@@ -16,7 +16,7 @@ import struct
 SECTION_NAMES = ["", "meta", "strings", "variants", "ranks", "reachable",
                  "orders", "arenas", "saved_frames", "user_grad_frames",
                  "saved_roles", "user_grad_layers", "capture", "slot_maps",
-                 "chunk_slot_maps"]
+                 "chunk_slot_maps", "nested"]
 HEADER_BYTES = 32
 TOC_ENTRY_BYTES = 24
 FLAG_OPTIONAL = 1
@@ -133,6 +133,9 @@ class Manifest:
                                              r["n_user_grad"])
         self._saved_first += n_saved
         self._ug_first += r["n_user_grad"]
+        # user-grad frames in a saved arena (format 2.2 on)
+        r["nested"] = sum(1 for f in r["user_grad_frames"]
+                          if r["arenas"][f["arena"]]["role"] == 0)
         r["layouts"] = []
         for v in range(self.n_variants):
             rows = []
@@ -444,11 +447,14 @@ def report_text(m, w):
            else ", slots from a slot map per count"))
         for key in ("saved", "user_grad"):
             s = r[key]
+            nested = r["nested"] if key == "user_grad" else 0
             w("  %-10s %6u frames, %4u colours (clique bound %u%s), %s, "
-              "lower bound %s\n" %
+              "lower bound %s%s\n" %
               (key, s["frames"], s["colours"], s["colour_lower_bound"],
                ", optimal" if s["colours"] == s["colour_lower_bound"] else "",
-               _fmt_bytes(s["bytes"]), _fmt_bytes(s["lower_bound_bytes"])))
+               _fmt_bytes(s["bytes"]), _fmt_bytes(s["lower_bound_bytes"]),
+               "; %u frame%s nested in the saved arena" %
+               (nested, "" if nested == 1 else "s") if nested else ""))
         w("  arenas    ")
         for i, a in enumerate(r["arenas"]):
             w("%s#%u %s %s" % (", " if i else " ", i, _arena_role(a["role"]),
@@ -484,7 +490,9 @@ def _rank_json(m, r, role):
     out.update({
         "reachable": r["reachable"],
         "graphs": len(r["capture"]), "saved": role(r["saved"]),
-        "user_grad": role(r["user_grad"]), "bytes": r["bytes"],
+        "user_grad": dict(role(r["user_grad"]),
+                          **({"nested": r["nested"]} if r["nested"] else {})),
+        "bytes": r["bytes"],
         "lower_bound_bytes": r["lower_bound_bytes"],
         "bytes_without_sharing": r["bytes_without_sharing"],
         "bytes_colour_arenas": r["bytes_colour_arenas"],
