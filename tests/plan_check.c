@@ -150,17 +150,16 @@ static int check_static(const struct cgs_schedule *s, const struct cgs_plan *p,
 	for (i = 0, nested = 0; i < rp->n_user_grad; i++) {
 		const struct cgs_frame *ug = &rp->user_grad[i];
 
-		/* nested in the saved arena, or in its own */
-		if (ug->arena < rp->n_arenas &&
-		    rp->arenas[ug->arena].role == CGS_ARENA_SAVED)
-			nested++;
-		else if (ug->arena >= rp->n_arenas ||
-		    rp->arenas[ug->arena].role != CGS_ARENA_USER_GRAD ||
+		/* in its own arena, or nested in the saved one */
+		if (ug->arena >= rp->n_arenas ||
+		    (rp->arenas[ug->arena].role != CGS_ARENA_USER_GRAD &&
+		     rp->arenas[ug->arena].role != CGS_ARENA_SAVED) ||
 		    ug->offset % al ||
 		    ug->offset + ug->bytes > rp->arenas[ug->arena].bytes ||
 		    ug->colour >= rp->user_grad_stats.colours)
 			FAIL("rank %u: user-grad frame %u outside its arena",
 			     rp->rank, i);
+		nested += rp->arenas[ug->arena].role == CGS_ARENA_SAVED;
 	}
 	if (nested != rp->n_nested)
 		FAIL("rank %u: %u user-grad frames lie in the saved arena, the "
