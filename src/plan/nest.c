@@ -2,8 +2,8 @@
  * Nesting: user-gradient frames in the saved arena's holes.
  *
  * A user-gradient frame is live only from its backward to the next one,
- * so at any instant most of the saved arena it could share is held by
- * saved frames that are not live then.  After packing, each gradient
+ * while much of the saved arena is held by saved frames that are not
+ * live then.  After packing, each gradient
  * frame, those that meet the fewest saved groups first, takes the lowest
  * offset of the saved arena where it meets no saved frame it is live
  * with (liveness.c keeps which: x->grad_saved) and no gradient frame
@@ -21,7 +21,6 @@
  * time on the bench's largest case.
  */
 #include <stdlib.h>
-#include <string.h>
 
 #include "plan/stage.h"
 
