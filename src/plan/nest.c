@@ -56,9 +56,9 @@ static void span_insert(struct span *l, uint32_t *n, struct span s)
 
 /*
  * The lowest offset at which `bytes` fit below `top` beside the spans of
- * a (sorted, n_a) whose group is set in `meets` and those of b (sorted,
- * n_b) that meet gradient frame g; UINT64_MAX where none.  Both lists
- * are walked once, together, in order of start.
+ * a (sorted, n_a) whose group is set in `meets` (read only where n_a > 0)
+ * and those of b (sorted, n_b) that meet gradient frame g; UINT64_MAX
+ * where none.  Both lists are walked once, together, in order of start.
  */
 static uint64_t lowest_hole(const struct cgs_rank_work *x, uint32_t g,
 			    const struct span *a, uint32_t n_a,
@@ -111,7 +111,6 @@ int cgs_nest_grads(struct cgs_rank_work *x, struct cgs_error *err)
 	uint64_t top = rp->saved_stats.bytes, grad_top = 0, *where = NULL;
 	struct by_meets *order = NULL;
 	struct span *saved = NULL, *nested = NULL, *rest = NULL, *left = NULL;
-	uint64_t *none = NULL;
 	int rc = 0;
 
 	rp->n_nested = 0;
@@ -123,8 +122,7 @@ int cgs_nest_grads(struct cgs_rank_work *x, struct cgs_error *err)
 	nested = malloc(n * sizeof(*nested));
 	rest = malloc(n * sizeof(*rest));
 	left = malloc(n * sizeof(*left));
-	none = calloc(x->grad_saved.words + 1, sizeof(*none));
-	if (!order || !where || !saved || !nested || !rest || !left || !none) {
+	if (!order || !where || !saved || !nested || !rest || !left) {
 		rc = cgs_plan_fail(err, CGS_E_NOMEM, rp->rank,
 				   "nesting the gradient frames");
 		goto out;
@@ -169,7 +167,7 @@ int cgs_nest_grads(struct cgs_rank_work *x, struct cgs_error *err)
 		uint64_t bytes = rest[i].end - rest[i].start, at;
 
 		g = rest[i].who;
-		at = lowest_hole(x, g, NULL, 0, none, left, h, bytes,
+		at = lowest_hole(x, g, NULL, 0, NULL, left, h, bytes,
 				 UINT64_MAX - bytes);
 		rest[i].start = at;
 		rest[i].end = at + bytes;
@@ -203,6 +201,5 @@ out:
 	free(nested);
 	free(rest);
 	free(left);
-	free(none);
 	return rc;
 }
