@@ -196,6 +196,13 @@ static int zero_bytes(const uint8_t *p, uint64_t n)
 	return 1;
 }
 
+/* The minor of major 2 that added section id (0: in every 2.x file). */
+static unsigned section_minor(uint32_t id)
+{
+	return id == CGS_MF_CHUNK_SLOT_MAPS ? CGS_MF_MINOR_CHUNK_SLOT_MAPS
+	       : id == CGS_MF_NESTED ? CGS_MF_MINOR_NESTED : 0;
+}
+
 /* Walk the table of contents: sections back to back, 8-byte aligned. */
 static int check_toc(struct check *c)
 {
@@ -205,6 +212,7 @@ static int check_toc(struct check *c)
 	uint64_t end = m->len - CGS_MF_TRAILER_BYTES;
 	uint64_t pos, i, off, bytes, prev_id = 0;
 	uint32_t id, flags;
+	unsigned since;
 
 	if (n > (end - CGS_MF_HEADER_BYTES) / CGS_MF_TOC_ENTRY_BYTES)
 		return fail(c, CGS_E_FORMAT,
@@ -254,20 +262,14 @@ static int check_toc(struct check *c)
 			return fail(c, CGS_E_FORMAT,
 				    "section %u: padding after the payload is not zero",
 				    id);
-		/* a 2.1 section in a file that says 2.0 is no newer file */
-		if (id == CGS_MF_CHUNK_SLOT_MAPS && m->info.major == 2 &&
-		    m->info.minor < CGS_MF_MINOR_CHUNK_SLOT_MAPS)
+		/* a section of a later minor in a file that says an earlier one
+		 * is no newer file */
+		since = section_minor(id);
+		if (m->info.major == 2 && m->info.minor < since)
 			return fail(c, CGS_E_FORMAT,
-				    "section %u (chunk slot maps) in a format %u.%u file; it exists from format 2.%d on",
-				    id, m->info.major, m->info.minor,
-				    CGS_MF_MINOR_CHUNK_SLOT_MAPS);
-		/* and a 2.2 section in a file that says 2.0 or 2.1 */
-		if (id == CGS_MF_NESTED && m->info.major == 2 &&
-		    m->info.minor < CGS_MF_MINOR_NESTED)
-			return fail(c, CGS_E_FORMAT,
-				    "section %u (nested) in a format %u.%u file; it exists from format 2.%d on",
-				    id, m->info.major, m->info.minor,
-				    CGS_MF_MINOR_NESTED);
+				    "section %u (%s) in a format %u.%u file; it exists from format 2.%u on",
+				    id, section_names[id], m->info.major,
+				    m->info.minor, since);
 		if (id <= m->n_known) {
 			m->sec[id] = b + off;
 			m->sec_len[id] = bytes;
