@@ -93,7 +93,7 @@ if [ "$update" = 1 ]; then
 	"$python" tests/manifest_edit.py future "$golden/dcp-vpp/manifest.cgslot" "$future"
 fi
 run 0 dump "$future"
-grep -q "^manifest    format 2.3, " "$tmp/out" || fail "future minor: $(head -n 1 "$tmp/out")"
+grep -q "^manifest    format 2.4, " "$tmp/out" || fail "future minor: $(head -n 1 "$tmp/out")"
 grep -q "^  4096  unknown " "$tmp/out" || fail "future minor: the optional section is not listed"
 run 0 dump --format json "$future"
 sed -n '/"variants": \[/,$p' "$tmp/out" >"$tmp/future.tail"

@@ -163,17 +163,24 @@ grep -q 'chunk slot maps: rank 3 N=4 order entry 7: microbatch 1 of chunk 2 take
 # with slots: {map: true} gives ranks 2 and 3 such maps; the manifest
 # verifies against its schedule.  Compile writes format 2.0 where no rank
 # has a map per chunk or nested gradient frames (the minimal golden), 2.1
-# where one has a map per chunk and none nests (the example with maps).
+# where one has a map per chunk and none nests (pp3-vpp8-l2-ladder), 2.3
+# where a rank's saved arena is packed with its gradient frames (rank 3
+# of the example with maps).
 sed 's/^  slots: auto$/  slots: {map: true}/' "$example" >"$tmp/map.yaml"
 grep -q 'map: true' "$tmp/map.yaml" || fail "the example no longer has 'slots: auto'"
 run 0 compile "$tmp/map.yaml" -o "$tmp/map.cgslot"
-grep -q 'format 2\.1' "$tmp/out" || fail "compile with maps: $(head -n 3 "$tmp/out")"
+grep -q 'format 2\.3' "$tmp/out" || fail "compile with maps: $(head -n 3 "$tmp/out")"
 grep -q '^  slot map   rank 2: slots from a map per microbatch count and chunk$' "$tmp/out" ||
 	fail "compile does not name rank 2's map per chunk: $(cat "$tmp/out")"
+run 0 report "$tmp/map.cgslot"
+grep -q '16 frames nested in the saved arena, packed with its frames$' "$tmp/out" ||
+	fail "report (packed as one): $(grep user_grad "$tmp/out")"
 run 0 verify "$tmp/map.cgslot" "$tmp/map.yaml"
 grep -q "verified 4 ranks.*schedule matches" "$tmp/out" || fail "verify (planned maps): $(cat "$tmp/out")"
 run 0 compile testdata/manifest/golden/minimal/schedule.yaml -o "$tmp/plain.cgslot"
 grep -q 'format 2\.0' "$tmp/out" || fail "compile without maps or nesting is not 2.0: $(head -n 3 "$tmp/out")"
+run 0 compile testdata/examples/pp3-vpp8-l2-ladder.yaml -o "$tmp/ladder.cgslot"
+grep -q 'format 2\.1' "$tmp/out" || fail "compile with maps per chunk, no nesting, is not 2.1: $(head -n 3 "$tmp/out")"
 
 # The recoloured map (local search): rank 7 of the bundled example takes
 # it; the manifest verifies against its schedule.

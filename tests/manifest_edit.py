@@ -4,9 +4,9 @@
   manifest_edit.py crc FILE...        check each trailer's CRC-32C (exit 1 if bad)
   manifest_edit.py corrupt SRC DIR    write DIR/<case>/manifest.cgslot, one per
                                       corruption below, from the golden SRC
-  manifest_edit.py future SRC OUT     write OUT: SRC (2.0 to 2.2) as minor 2.3,
-                                      with the sections 2.2 requires and an
-                                      extra optional section (a reader of 2.2
+  manifest_edit.py future SRC OUT     write OUT: SRC (2.0 to 2.3) as minor 2.4,
+                                      with the sections 2.3 requires and an
+                                      extra optional section (a reader of 2.3
                                       loads it)
   manifest_edit.py decode FILE        print FILE decoded as 'cgslot dump --format
                                       json' prints it, by a second reader
@@ -155,10 +155,12 @@ def corruptions(src):
 
 
 def future_minor(src):
-    """src as minor 3, with an empty section 14 (chunk slot maps, required
+    """src as minor 4, with an empty section 14 (chunk slot maps, required
     from 2.1 on) where src is 2.0, a section 15 of zero counts (nested
     user-grad frames, one entry of 8 bytes per rank, required from 2.2 on)
-    where src is older, and an optional section 4096 appended: the table
+    and a section 16 of zero flags (joint packing, the same entries,
+    required from 2.3 on) where src is older, and an optional section 4096
+    appended: the table
     of contents grows by an entry per section added, so every payload
     moves by 24 bytes for each."""
     n = struct.unpack_from("<I", src, 16)[0]
@@ -170,10 +172,12 @@ def future_minor(src):
     added = [(14, 0, b"")] if n == 13 else []
     if n <= 14:
         added.append((15, 0, bytes(8 * n_ranks)))
+    if n <= 15:
+        added.append((16, 0, bytes(8 * n_ranks)))
     added.append((4096, 1, payload))
     shift = 24 * len(added)
     out = bytearray(src[:32])
-    struct.pack_into("<H", out, 10, 3)
+    struct.pack_into("<H", out, 10, 4)
     struct.pack_into("<I", out, 16, n + len(added))
     for i in range(n):
         sid, flags, off, size = struct.unpack_from("<IIQQ", src, 32 + 24 * i)
@@ -194,7 +198,7 @@ def future_minor(src):
 SECTION_NAMES = ["", "meta", "strings", "variants", "ranks", "reachable",
                  "orders", "arenas", "saved_frames", "user_grad_frames",
                  "saved_roles", "user_grad_layers", "capture", "slot_maps",
-                 "chunk_slot_maps", "nested"]
+                 "chunk_slot_maps", "nested", "joint"]
 
 
 def decode(b):
@@ -209,7 +213,7 @@ def decode(b):
         sid, flags, off, nbytes = struct.unpack_from("<IIQQ", b, 32 + 24 * i)
         assert off == pos and flags in (0, 1)
         pos = (off + nbytes + 7) & ~7
-        toc.append({"id": sid, "name": SECTION_NAMES[sid] if sid <= 15 else "unknown",
+        toc.append({"id": sid, "name": SECTION_NAMES[sid] if sid <= 16 else "unknown",
                     "optional": bool(flags & 1), "offset": off, "bytes": nbytes})
         sec[sid] = b[off:off + nbytes]
     assert pos == len(b) - 8

@@ -326,6 +326,38 @@ static uint8_t *fixture_nested_bytes(size_t *len)
 	return buf;
 }
 
+/*
+ * Format 2.3: rank 1 packed as one (section 16), its user-grad frames
+ * above the saved frames in the saved arena, `extra` bytes higher; so
+ * the saved arena is above the saved frames' part of the colour arenas,
+ * and with extra > 0 the rank above all of it.  Rank 0 keeps its kinds
+ * apart.
+ */
+static uint8_t *fixture_joint_bytes(size_t *len, uint64_t extra)
+{
+	struct fixture *fx = fixture_create();
+	struct cgs_rank_plan *rp = &fx->rp[1];
+	struct cgs_error err = {0};
+	void *buf = NULL;
+	uint64_t top = rp->saved_stats.bytes;
+	uint32_t u;
+
+	for (u = 0; u < rp->n_user_grad; u++) {
+		rp->user_grad[u].arena = 0;
+		rp->user_grad[u].offset = top + extra + (uint64_t)u * 512;
+	}
+	rp->arenas[0].bytes = rp->saved_stats.bytes =
+		top + extra + (uint64_t)rp->n_user_grad * 512;
+	rp->arenas[1].bytes = rp->user_grad_stats.bytes = 0;
+	rp->bytes = rp->arenas[0].bytes;
+	rp->n_nested = rp->n_user_grad;
+	rp->joint = 1;
+	ck_assert_msg(cgs_manifest_write(&fx->plan, 5, &buf, len, &err) == 0,
+		      "write: %s", err.message);
+	fixture_destroy(fx);
+	return buf;
+}
+
 /* ---- helpers over raw bytes ------------------------------------- */
 
 static void fix_crc(uint8_t *b, size_t len)
@@ -1348,6 +1380,59 @@ START_TEST(nested_frames)
 }
 END_TEST
 
+/*
+ * Format 2.3: a rank packed as one (section 16) is held to upstream's
+ * bytes as a whole, not kind by kind.
+ */
+START_TEST(joint_packing)
+{
+	struct cgs_manifest *m = NULL;
+	struct cgs_error err = {0};
+	uint8_t *b, *c;
+	size_t len, joint;
+	uint64_t joint_len;
+
+	b = fixture_joint_bytes(&len, 0);
+	ck_assert_uint_eq(cgs_get_le16(b + 10), CGS_MF_MINOR_JOINT);
+	joint = section(b, CGS_MF_JOINT, &joint_len);
+	ck_assert_uint_eq(joint_len, FX_PP * CGS_MF_JOINT_ENTRY_BYTES);
+	ck_assert_uint_eq(cgs_get_le32(b + joint), 0);
+	ck_assert_uint_eq(cgs_get_le32(b + joint + CGS_MF_JOINT_ENTRY_BYTES),
+			  CGS_MF_JOINT_PACKED);
+	ck_assert_msg(cgs_manifest_open_buffer(b, len, &m, &err) == 0, "%s",
+		      err.message);
+	ck_assert_int_eq(cgs_manifest_rank_stats(m, 0).joint, 0);
+	ck_assert_int_eq(cgs_manifest_rank_stats(m, 1).joint, 1);
+	ck_assert_uint_eq(cgs_manifest_rank_stats(m, 1).saved.bytes,
+			  FX_SAVED * 1024 + FX_UG * 512);
+	ck_assert_uint_eq(cgs_manifest_rank_stats(m, 1).user_grad.bytes, 0);
+	walk(m);
+	cgs_manifest_close(&m);
+
+	c = malloc(len);
+	/* without the flag the saved arena is above its kind's part */
+	EDIT_REJECT(CGS_E_FORMAT, "rank 1: saved bytes is 16384; it must be at most upstream's for the kind, 12288",
+		    cgs_put_le32(c + joint + CGS_MF_JOINT_ENTRY_BYTES, 0));
+	EDIT_REJECT(CGS_E_FORMAT, "section 16 (joint): rank 1: flags 0x3; only bit 0 (packed) is defined",
+		    cgs_put_le32(c + joint + CGS_MF_JOINT_ENTRY_BYTES, 3));
+	EDIT_REJECT(CGS_E_FORMAT, "section 16 (joint): rank 0: reserved field is not 0",
+		    cgs_put_le32(c + joint + 4, 1));
+	EDIT_REJECT(CGS_E_FORMAT, "section 16 (joint): rank 0 is packed with its user-grad frames, but none lies in its saved arenas",
+		    cgs_put_le32(c + joint, CGS_MF_JOINT_PACKED));
+	/* the same file as 2.2: section 16 does not exist there */
+	EDIT_REJECT(CGS_E_FORMAT, "section 16 (joint) in a format 2.2 file; it exists from format 2.3 on",
+		    cgs_put_le16(c + 10, CGS_MF_MINOR_NESTED));
+	free(c);
+	free(b);
+
+	/* packed as one, the rank is still held to upstream's whole */
+	b = fixture_joint_bytes(&len, 512);
+	expect_reject(b, len, CGS_E_FORMAT,
+		      "rank 1: bytes is 16896; it must be at most upstream's 16384");
+	free(b);
+}
+END_TEST
+
 START_TEST(minor_versions)
 {
 	struct cgs_manifest *m = NULL;
@@ -1360,8 +1445,12 @@ START_TEST(minor_versions)
 	b = fixture_chunk_bytes(&len);
 	ck_assert_uint_eq(cgs_get_le16(b + 10), CGS_MF_MINOR_CHUNK_SLOT_MAPS);
 	free(b);
-	/* our newest minor (2.2) holds every section it defines */
+	/* a file with nested frames, none packed as one, stays 2.2 */
 	b = fixture_nested_bytes(&len);
+	ck_assert_uint_eq(cgs_get_le16(b + 10), CGS_MF_MINOR_NESTED);
+	free(b);
+	/* our newest minor (2.3) holds every section it defines */
+	b = fixture_joint_bytes(&len, 0);
 	ck_assert_uint_eq(cgs_get_le16(b + 10), CGS_MANIFEST_MINOR);
 	ck_assert_uint_eq(cgs_get_le32(b + 16), CGS_MF_SECTIONS_KNOWN);
 	ck_assert_int_eq(cgs_manifest_open_buffer(b, len, &m, NULL), 0);
@@ -1624,6 +1713,7 @@ static Suite *manifest_suite(void)
 	tcase_add_test(tc, truncations);
 	tcase_add_test(tc, bounded_memory);
 	tcase_add_test(tc, targeted_edits);
+	tcase_add_test(tc, joint_packing);
 	tcase_add_test(tc, minor_versions);
 	tcase_add_test(tc, nested_frames);
 	tcase_add_test(tc, open_file);

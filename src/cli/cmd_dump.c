@@ -20,7 +20,7 @@ static const char *const section_names[] = {
 	"", "meta", "strings", "variants", "ranks", "reachable", "orders",
 	"arenas", "saved_frames", "user_grad_frames", "saved_roles",
 	"user_grad_layers", "capture", "slot_maps", "chunk_slot_maps",
-	"nested",
+	"nested", "joint",
 };
 _Static_assert(sizeof(section_names) / sizeof(section_names[0]) ==
 	       CGS_MF_SECTIONS_KNOWN + 1, "a name for every known section");

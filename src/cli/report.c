@@ -82,6 +82,7 @@ static int rank_from_plan(struct cgs_report_rank *rr,
 	copy_role(&rr->saved, &rp->saved_stats);
 	copy_role(&rr->user_grad, &rp->user_grad_stats);
 	rr->user_grad_nested = rp->n_nested;
+	rr->joint = rp->joint;
 	rr->bytes = rp->bytes;
 	rr->lower_bound_bytes = rp->lower_bound_bytes;
 	rr->bytes_without_sharing = rp->bytes_without_sharing;
@@ -256,8 +257,10 @@ static double ratio(uint64_t a, uint64_t b)
 	return b ? (double)a / (double)b : 1.0;
 }
 
+/* nested: frames in the saved arena; joint: packed with its frames */
 static void print_role(FILE *out, const char *name,
-		       const struct cgs_report_role *r, uint32_t nested)
+		       const struct cgs_report_role *r, uint32_t nested,
+		       int joint)
 {
 	char b1[64], b2[64];
 
@@ -268,8 +271,9 @@ static void print_role(FILE *out, const char *name,
 		fmt_bytes(b1, sizeof(b1), r->bytes),
 		fmt_bytes(b2, sizeof(b2), r->lower_bound_bytes));
 	if (nested)
-		fprintf(out, "; %u frame%s nested in the saved arena", nested,
-			nested == 1 ? "" : "s");
+		fprintf(out, "; %u frame%s nested in the saved arena%s",
+			nested, nested == 1 ? "" : "s",
+			joint ? ", packed with its frames" : "");
 	fputc('\n', out);
 }
 
@@ -310,9 +314,9 @@ int cgs_report_print_text(FILE *out, const struct cgs_report *r)
 			: rr->slot_map_per_chunk
 				? ", slots from a slot map per count and chunk"
 				: ", slots from a slot map per count");
-		print_role(out, "saved", &rr->saved, 0);
+		print_role(out, "saved", &rr->saved, 0, 0);
 		print_role(out, "user_grad", &rr->user_grad,
-			   rr->user_grad_nested);
+			   rr->user_grad_nested, rr->joint);
 		fprintf(out, "  arenas    ");
 		for (a = 0; a < rr->n_arenas; a++)
 			fprintf(out, "%s#%u %s %s", a ? ", " : " ",
@@ -361,8 +365,12 @@ static json_t *u64(uint64_t v)
 	return json_integer((json_int_t)v);
 }
 
-/* nested: frames of this kind that lie in the saved arena (0: no key) */
-static json_t *role_json(const struct cgs_report_role *r, uint32_t nested)
+/*
+ * nested: frames of this kind that lie in the saved arena (0: no key);
+ * joint: packed with the saved frames there (0: no key)
+ */
+static json_t *role_json(const struct cgs_report_role *r, uint32_t nested,
+			 int joint)
 {
 	json_t *o = json_object();
 	int ok = 1;
@@ -374,6 +382,8 @@ static json_t *role_json(const struct cgs_report_role *r, uint32_t nested)
 	put(o, "lower_bound_bytes", u64(r->lower_bound_bytes), &ok);
 	if (nested)
 		put(o, "nested", u64(nested), &ok);
+	if (joint)
+		put(o, "joint", json_true(), &ok);
 	if (!ok) {
 		json_decref(o);
 		return NULL;
@@ -407,9 +417,9 @@ static json_t *rank_json(const struct cgs_report_rank *rr, int per_rank)
 		put(o, "slot_map_per_chunk", json_true(), &ok);
 	put(o, "reachable", reach, &ok);
 	put(o, "graphs", u64(rr->graphs), &ok);
-	put(o, "saved", role_json(&rr->saved, 0), &ok);
-	put(o, "user_grad", role_json(&rr->user_grad, rr->user_grad_nested),
-	    &ok);
+	put(o, "saved", role_json(&rr->saved, 0, 0), &ok);
+	put(o, "user_grad", role_json(&rr->user_grad, rr->user_grad_nested,
+				      rr->joint), &ok);
 	put(o, "bytes", u64(rr->bytes), &ok);
 	put(o, "lower_bound_bytes", u64(rr->lower_bound_bytes), &ok);
 	put(o, "bytes_without_sharing", u64(rr->bytes_without_sharing), &ok);

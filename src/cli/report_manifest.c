@@ -48,6 +48,7 @@ static int fill_rank(struct cgs_report_rank *rr, const struct cgs_manifest *m,
 	copy_role(&rr->user_grad, &st.user_grad);
 	rr->bytes = st.bytes;
 	rr->lower_bound_bytes = st.lower_bound_bytes;
+	rr->joint = st.joint;
 	rr->bytes_without_sharing = st.bytes_without_sharing;
 	rr->bytes_colour_arenas = st.bytes_colour_arenas;
 	rr->n_arenas = cgs_manifest_arena_count(m, ri);

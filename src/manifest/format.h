@@ -38,10 +38,12 @@ enum cgs_mf_section {
 	CGS_MF_SLOT_MAPS = 13,       /* format 2.0 on */
 	CGS_MF_CHUNK_SLOT_MAPS = 14, /* format 2.1 on */
 	CGS_MF_NESTED = 15,          /* format 2.2 on */
-	CGS_MF_SECTIONS_KNOWN = 15,
+	CGS_MF_JOINT = 16,           /* format 2.3 on */
+	CGS_MF_SECTIONS_KNOWN = 16,
 	CGS_MF_SECTIONS_V1 = 12,     /* the sections of format 1.x */
 	CGS_MF_SECTIONS_V2_0 = 13,   /* the sections of format 2.0 */
 	CGS_MF_SECTIONS_V2_1 = 14,   /* the sections of format 2.1 */
+	CGS_MF_SECTIONS_V2_2 = 15,   /* the sections of format 2.2 */
 };
 
 /* The minor of major 2 that added CHUNK_SLOT_MAPS and rank flags bit 1. */
@@ -52,6 +54,15 @@ enum cgs_mf_section {
  */
 #define CGS_MF_MINOR_NESTED 2
 #define CGS_MF_NESTED_ENTRY_BYTES 8
+/*
+ * The minor that added JOINT: a rank's saved arena may be laid out with
+ * its user-grad frames as one packing, and then exceed the saved kind's
+ * part of the colour arenas.  JOINT entry, one per rank: u32 flags
+ * (CGS_MF_JOINT_PACKED), u32 reserved.
+ */
+#define CGS_MF_MINOR_JOINT 3
+#define CGS_MF_JOINT_ENTRY_BYTES 8
+#define CGS_MF_JOINT_PACKED 1u
 
 /* META: fixed part, then u32 layers[vpp]. */
 #define CGS_MF_META_HASH 0

@@ -35,15 +35,18 @@
 #include "cgslot/error.h"
 
 /*
- * The newest format version, which the reader opens: 2.1.  The writer
+ * The newest format version, which the reader opens: 2.3.  The writer
  * produces 2.1 only where a rank's slot map differs between chunks
- * (section 14), else 2.0, byte for byte what earlier versions wrote.  The
+ * (section 14), 2.2 only where a rank nests user-grad frames in its saved
+ * arena (section 15), 2.3 only where a rank's saved arena was packed with
+ * its user-grad frames (section 16), else 2.0, byte for byte what
+ * earlier versions wrote.  The
  * reader also opens the older major below (format 1.0: one ring for every
  * rank, no slot maps, role ranges stored once per frame); it refuses
  * newer majors.
  */
 #define CGS_MANIFEST_MAJOR 2
-#define CGS_MANIFEST_MINOR 2
+#define CGS_MANIFEST_MINOR 3
 #define CGS_MANIFEST_OLDEST_MAJOR 1
 
 /* Roles of an arena (the same values as enum cgs_arena_role). */
@@ -140,6 +143,11 @@ struct cgs_manifest_rank_stats {
 	uint64_t lower_bound_bytes;      /* heaviest set live at one instant */
 	uint64_t bytes_without_sharing;  /* every variant with its own arenas */
 	uint64_t bytes_colour_arenas;    /* upstream: one arena per colour */
+	/*
+	 * The saved arena was packed with the user-grad frames (section 16,
+	 * format 2.3): it may exceed the saved part of bytes_colour_arenas.
+	 */
+	int joint;
 };
 
 /*

@@ -56,7 +56,7 @@ static const char *const section_names[CGS_MF_SECTIONS_KNOWN + 1] = {
 	"", "meta", "strings", "variants", "ranks", "reachable", "orders",
 	"arenas", "saved frames", "user-grad frames", "saved roles",
 	"user-grad layers", "capture", "slot maps", "chunk slot maps",
-	"nested",
+	"nested", "joint",
 };
 
 static int fail(struct check *c, int code, const char *fmt, ...)
@@ -153,6 +153,7 @@ static int check_header(struct check *c)
 	c->m->n_known = major == 1 ? CGS_MF_SECTIONS_V1
 			: minor < CGS_MF_MINOR_CHUNK_SLOT_MAPS ? CGS_MF_SECTIONS_V2_0
 			: minor < CGS_MF_MINOR_NESTED ? CGS_MF_SECTIONS_V2_1
+			: minor < CGS_MF_MINOR_JOINT ? CGS_MF_SECTIONS_V2_2
 			: CGS_MF_SECTIONS_KNOWN;
 	c->m->known_minor = major == CGS_MANIFEST_MAJOR ? CGS_MANIFEST_MINOR : 0;
 	c->m->rank_bytes = major == 1 ? CGS_MF_RANK_ENTRY_BYTES_V1
@@ -200,7 +201,8 @@ static int zero_bytes(const uint8_t *p, uint64_t n)
 static unsigned section_minor(uint32_t id)
 {
 	return id == CGS_MF_CHUNK_SLOT_MAPS ? CGS_MF_MINOR_CHUNK_SLOT_MAPS
-	       : id == CGS_MF_NESTED ? CGS_MF_MINOR_NESTED : 0;
+	       : id == CGS_MF_NESTED ? CGS_MF_MINOR_NESTED
+	       : id == CGS_MF_JOINT ? CGS_MF_MINOR_JOINT : 0;
 }
 
 /* Walk the table of contents: sections back to back, 8-byte aligned. */
@@ -989,8 +991,8 @@ static int check_frames(struct check *c)
 	const struct cgs_manifest_info *in = &m->info;
 	const uint8_t *r, *p = m->sec[CGS_MF_SAVED_FRAMES];
 	const uint8_t *u = m->sec[CGS_MF_USER_GRAD_FRAMES];
-	const uint8_t *n = m->sec[CGS_MF_NESTED];
-	uint32_t ri, ch, s, l, nested;
+	const uint8_t *n = m->sec[CGS_MF_NESTED], *j = m->sec[CGS_MF_JOINT];
+	uint32_t ri, ch, s, l, nested, id;
 	int rc;
 
 	if ((rc = expect_len(c, CGS_MF_SAVED_FRAMES, c->n_saved,
@@ -999,7 +1001,10 @@ static int check_frames(struct check *c)
 			     CGS_MF_FRAME_BYTES, "user-grad frames")) ||
 	    (m->n_known >= CGS_MF_NESTED &&
 	     (rc = expect_len(c, CGS_MF_NESTED, in->n_ranks,
-			      CGS_MF_NESTED_ENTRY_BYTES, "nested counts"))))
+			      CGS_MF_NESTED_ENTRY_BYTES, "nested counts"))) ||
+	    (m->n_known >= CGS_MF_JOINT &&
+	     (rc = expect_len(c, CGS_MF_JOINT, in->n_ranks,
+			      CGS_MF_JOINT_ENTRY_BYTES, "joint flags"))))
 		return rc;
 	/* Ranks' frames are contiguous, so one walk visits them in order. */
 	for (ri = 0; ri < in->n_ranks; ri++) {
@@ -1020,16 +1025,31 @@ static int check_frames(struct check *c)
 		}
 		if (m->n_known < CGS_MF_NESTED)
 			continue;
+		id = cgs_get_le32(r + CGS_MF_RANK_ID);
 		if (cgs_get_le32(n) != nested)
 			return fail(c, CGS_E_FORMAT,
 				    "section %u (nested): rank %u records %u user-grad frames in its saved arenas; its frames put %u there",
-				    CGS_MF_NESTED, cgs_get_le32(r + CGS_MF_RANK_ID),
-				    cgs_get_le32(n), nested);
+				    CGS_MF_NESTED, id, cgs_get_le32(n), nested);
 		if (cgs_get_le32(n + 4))
 			return fail(c, CGS_E_FORMAT,
 				    "section %u (nested): rank %u: reserved field is not 0",
-				    CGS_MF_NESTED, cgs_get_le32(r + CGS_MF_RANK_ID));
+				    CGS_MF_NESTED, id);
 		n += CGS_MF_NESTED_ENTRY_BYTES;
+		if (m->n_known < CGS_MF_JOINT)
+			continue;
+		if (cgs_get_le32(j) & ~CGS_MF_JOINT_PACKED)
+			return fail(c, CGS_E_FORMAT,
+				    "section %u (joint): rank %u: flags 0x%x; only bit 0 (packed) is defined",
+				    CGS_MF_JOINT, id, cgs_get_le32(j));
+		if (cgs_get_le32(j + 4))
+			return fail(c, CGS_E_FORMAT,
+				    "section %u (joint): rank %u: reserved field is not 0",
+				    CGS_MF_JOINT, id);
+		if (cgs_get_le32(j) && nested == 0)
+			return fail(c, CGS_E_FORMAT,
+				    "section %u (joint): rank %u is packed with its user-grad frames, but none lies in its saved arenas",
+				    CGS_MF_JOINT, id);
+		j += CGS_MF_JOINT_ENTRY_BYTES;
 	}
 	return 0;
 }
@@ -1415,9 +1435,22 @@ static int check_rank_figures(struct check *c, struct figures *fg)
 	if (st.bytes_colour_arenas != col)
 		return figure_mismatch(c, id, "bytes_colour_arenas",
 				       st.bytes_colour_arenas, "", col);
-	if (st.saved.bytes > col_s || st.user_grad.bytes > col_u)
+	/*
+	 * a saved arena packed with the user-grad frames (format 2.3) holds
+	 * both kinds: only the rank's bytes are held to upstream's
+	 */
+	if (st.joint && st.bytes > col)
 		return figure_mismatch(c, id, "bytes", st.bytes,
 				       "at most upstream's ", col);
+	if (!st.joint && st.saved.bytes > col_s)
+		return figure_mismatch(c, id, "saved bytes", st.saved.bytes,
+				       "at most upstream's for the kind, ",
+				       col_s);
+	if (!st.joint && st.user_grad.bytes > col_u)
+		return figure_mismatch(c, id, "user-grad bytes",
+				       st.user_grad.bytes,
+				       "at most upstream's for the kind, ",
+				       col_u);
 	/* reports print figures as JSON's signed 64-bit integers */
 	if (st.bytes > INT64_MAX || st.bytes_colour_arenas > INT64_MAX ||
 	    st.bytes_without_sharing > INT64_MAX)
@@ -1970,5 +2003,9 @@ struct cgs_manifest_rank_stats cgs_manifest_rank_stats(
 	s.lower_bound_bytes = cgs_get_le64(r + CGS_MF_RANK_LOWER_BOUND);
 	s.bytes_without_sharing = cgs_get_le64(r + CGS_MF_RANK_WITHOUT_SHARING);
 	s.bytes_colour_arenas = cgs_get_le64(r + CGS_MF_RANK_COLOUR_ARENAS);
+	s.joint = m->n_known >= CGS_MF_JOINT &&
+		  (cgs_get_le32(m->sec[CGS_MF_JOINT] +
+				(size_t)ri * CGS_MF_JOINT_ENTRY_BYTES) &
+		   CGS_MF_JOINT_PACKED);
 	return s;
 }

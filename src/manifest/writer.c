@@ -214,7 +214,7 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 	const struct cgs_schedule *s = p->schedule;
 	uint64_t reach = 0, entries = 0, arenas = 0, capture = 0, pos, v;
 	uint64_t R = p->n_ranks, V = s->n_variants, rvl = 0, maps = 0;
-	uint64_t chunk_maps = 0, nested = 0;
+	uint64_t chunk_maps = 0, nested = 0, joint = 0;
 	enum map_kind kind;
 	uint64_t saved = 0, user_grad = 0;
 	uint32_t r, i;
@@ -231,6 +231,7 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 		saved += rp->n_saved;
 		user_grad += rp->n_user_grad;
 		nested += rp->n_nested;
+		joint += rp->joint != 0;
 		kind = map_kind(rp);
 		for (i = 0; kind != MAP_NONE && i < rp->n_reachable; i++)
 			if (kind == MAP_PER_COUNT)
@@ -263,11 +264,13 @@ static int plan_layout(const struct cgs_plan *p, uint64_t n_saved,
 	ok &= mul_add(chunk_maps, CGS_MF_SLOT_MAP_ENTRY_BYTES, 0,
 		      &lo->len[CGS_MF_CHUNK_SLOT_MAPS]);
 	lo->len[CGS_MF_NESTED] = R * CGS_MF_NESTED_ENTRY_BYTES;
+	lo->len[CGS_MF_JOINT] = R * CGS_MF_JOINT_ENTRY_BYTES;
 	/*
-	 * format 2.1 or 2.2 only where it is needed: other files stay as
-	 * they were
+	 * format 2.1, 2.2 or 2.3 only where it is needed: other files stay
+	 * as they were
 	 */
-	lo->n_sections = nested ? CGS_MF_SECTIONS_KNOWN
+	lo->n_sections = joint ? CGS_MF_SECTIONS_KNOWN
+			 : nested ? CGS_MF_SECTIONS_V2_2
 			 : chunk_maps ? CGS_MF_SECTIONS_V2_1
 			 : CGS_MF_SECTIONS_V2_0;
 	pos = CGS_MF_HEADER_BYTES +
@@ -383,6 +386,7 @@ static void write_ranks(uint8_t *b, const struct layout *lo,
 	struct cursor sm = {b + lo->off[CGS_MF_SLOT_MAPS]};
 	struct cursor cm = {b + lo->off[CGS_MF_CHUNK_SLOT_MAPS]};
 	struct cursor ns = {b + lo->off[CGS_MF_NESTED]};
+	struct cursor js = {b + lo->off[CGS_MF_JOINT]};
 	uint64_t saved = 0, user_grad = 0, maps = 0, chunk_maps = 0;
 	uint64_t at;
 	uint32_t r, i, v, c, l;
@@ -407,6 +411,10 @@ static void write_ranks(uint8_t *b, const struct layout *lo,
 		if (lo->n_sections >= CGS_MF_NESTED) {
 			put32(&ns, rp->n_nested);
 			put32(&ns, 0);
+		}
+		if (lo->n_sections >= CGS_MF_JOINT) {
+			put32(&js, rp->joint ? CGS_MF_JOINT_PACKED : 0);
+			put32(&js, 0);
 		}
 		for (i = 0; kind == MAP_PER_COUNT && i < rp->n_reachable; i++) {
 			for (k = 0; k < rp->reachable[i]; k++)
@@ -507,7 +515,9 @@ int cgs_manifest_write(const struct cgs_plan *plan, uint64_t schedule_hash,
 				     (unsigned long long)lo.total);
 	memcpy(b, CGS_MF_MAGIC, CGS_MF_MAGIC_BYTES);
 	cgs_put_le16(b + 8, CGS_MANIFEST_MAJOR);
-	cgs_put_le16(b + 10, lo.n_sections > CGS_MF_SECTIONS_V2_1
+	cgs_put_le16(b + 10, lo.n_sections > CGS_MF_SECTIONS_V2_2
+				     ? CGS_MF_MINOR_JOINT
+			     : lo.n_sections > CGS_MF_SECTIONS_V2_1
 				     ? CGS_MF_MINOR_NESTED
 			     : lo.n_sections > CGS_MF_SECTIONS_V2_0
 				     ? CGS_MF_MINOR_CHUNK_SLOT_MAPS : 0);

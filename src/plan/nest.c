@@ -22,6 +22,7 @@
  */
 #include <stdlib.h>
 
+#include "plan/dsa.h"
 #include "plan/stage.h"
 
 /* A frame in a list sorted by offset: its bytes and whose it is. */
@@ -104,6 +105,187 @@ static int meets_cmp(const void *a, const void *b)
 	return (x->g > y->g) - (x->g < y->g);
 }
 
+/*
+ * Most items (saved groups and gradient frames together) the joint
+ * packing hands the engine: pack.c's limit for one kind, twice.
+ */
+#define NEST_JOINT_MAX_ITEMS 768u
+
+/*
+ * The conflicts of both kinds as one graph of m items: saved groups
+ * h < n and gradient frames n + g (a gradient frame meets the saved
+ * groups live with it, x->grad_saved), none of 0 bytes; their sizes in
+ * size[].  m 0 where there are more than NEST_JOINT_MAX_ITEMS.
+ */
+static int joint_graph(const struct cgs_rank_work *x, struct cgs_graph *joint,
+		       uint32_t *item, uint64_t *size, uint32_t *m)
+{
+	const struct cgs_rank_plan *rp = x->rp;
+	uint32_t n = x->n_groups, i, j, h, f;
+
+	*m = 0;
+	for (h = 0; h < 2 * n; h++) {
+		uint64_t b = 0;
+
+		if (h < n)
+			for (f = x->group_first[h]; f < x->group_first[h + 1];
+			     f++)
+				b += rp->saved[f].bytes;
+		else
+			b = rp->user_grad[h - n].bytes;
+		if (b) {
+			item[*m] = h;
+			size[(*m)++] = b;
+		}
+	}
+	if (*m > NEST_JOINT_MAX_ITEMS) {
+		*m = 0;
+		return 0;
+	}
+	if (cgs_graph_init(joint, *m))
+		return CGS_E_NOMEM;
+	for (i = 0; i < *m; i++)
+		for (j = i + 1; j < *m; j++) {
+			uint32_t a = item[i], b = item[j];
+			int e;
+
+			if (b < n)
+				e = cgs_graph_edge(&x->group_conflicts, a, b);
+			else if (a >= n)
+				e = cgs_graph_edge(&x->grad_conflicts, a - n,
+						   b - n);
+			else
+				e = cgs_graph_edge(&x->grad_saved, b - n, a);
+			if (e) {
+				cgs_bit_set(cgs_graph_row(joint, i), j);
+				cgs_bit_set(cgs_graph_row(joint, j), i);
+			}
+		}
+	return 0;
+}
+
+/*
+ * The heaviest clique of the joint graph a bounded search finds (any
+ * clique will do: its items pairwise conflict, so every plan of these
+ * conflicts, gradient frames nested or apart, takes at least its bytes);
+ * 0 where the sizes do not fit the search's 32-bit weights.
+ */
+static int64_t joint_clique(const struct cgs_rank_work *x,
+			    const struct cgs_graph *joint,
+			    const uint64_t *size, uint32_t m)
+{
+	uint64_t grain = 0, biggest = 0, left = x->opt->colour_budget;
+	uint32_t i, *weight;
+	int64_t w;
+
+	for (i = 0; i < m; i++) {
+		grain = cgs_gcd(grain, size[i]);
+		if (size[i] > biggest)
+			biggest = size[i];
+	}
+	if (grain == 0 || biggest / grain > UINT32_MAX)
+		return 0;
+	weight = malloc(((uint64_t)m + 1) * sizeof(*weight));
+	if (!weight)
+		return CGS_E_NOMEM;
+	for (i = 0; i < m; i++)
+		weight[i] = (uint32_t)(size[i] / grain);
+	w = cgs_clique_max(joint, weight, 0, x->rp->bytes / grain, &left);
+	free(weight);
+	return w > 0 ? w * (int64_t)grain : w;
+}
+
+/*
+ * Both kinds packed as one: the joint graph's items laid out by the
+ * packing engine (dsa.h) in the saved arena.  Where the saved layout's
+ * holes are too small or too few for the gradient frames, a layout made
+ * with them in view may still leave room.  Kept where the one arena
+ * takes fewer bytes than the plan's two; every gradient frame then lies
+ * in the saved arena.  The engine runs only with a packing budget (not
+ * in the ring search's first pass); the joint floor (plan.h) is searched
+ * where the plan wants floors.
+ */
+static int nest_joint(struct cgs_rank_work *x, struct cgs_error *err)
+{
+	struct cgs_rank_plan *rp = x->rp;
+	struct cgs_dsa_options opt = {.lower = rp->lower_bound_bytes,
+				      .node_budget = x->opt->pack_budget};
+	struct cgs_dsa_result res;
+	uint32_t n = x->n_groups, m = 0, i, h, f;
+	uint32_t *item = NULL;
+	uint64_t *size = NULL, *align = NULL, *off = NULL;
+	struct cgs_graph joint = {0};
+	int engine = x->opt->pack_budget &&
+		     rp->bytes > rp->lower_bound_bytes;
+	int64_t w;
+	int rc = 0;
+
+	if (!engine && !x->want_floor)
+		return 0;
+	item = malloc(2 * (uint64_t)n * sizeof(*item));
+	size = malloc(2 * (uint64_t)n * sizeof(*size));
+	align = malloc(2 * (uint64_t)n * sizeof(*align));
+	off = malloc(2 * (uint64_t)n * sizeof(*off));
+	if (!item || !size || !align || !off) {
+		rc = CGS_E_NOMEM;
+		goto out;
+	}
+	if ((rc = joint_graph(x, &joint, item, size, &m)) || m == 0)
+		goto out;
+	if (x->want_floor) {
+		w = joint_clique(x, &joint, size, m);
+		if (w < 0) {
+			rc = (int)w;
+			goto out;
+		}
+		rp->joint_floor_bytes = (uint64_t)w;
+	}
+	if (!engine)
+		goto out;
+	for (i = 0; i < m; i++)
+		align[i] = x->align;
+	rc = cgs_dsa_pack_graph(&joint, size, align, &opt, off, &res);
+	if (rc == CGS_E_LIMIT)
+		rc = 0;        /* too many conflicts to list: the plan stands */
+	if (rc)
+		goto out;
+	if (res.lower_bound > rp->joint_floor_bytes)
+		rp->joint_floor_bytes = res.lower_bound;
+	if (res.height >= rp->bytes)
+		goto out;
+	for (h = 0; h < n; h++)
+		if (rp->user_grad[h].arena == 1)
+			rp->user_grad[h].offset = 0;   /* of 0 bytes */
+	rp->n_nested = 0;
+	for (i = 0; i < m; i++) {
+		uint64_t at = off[i];
+
+		h = item[i];
+		if (h >= n) {
+			rp->user_grad[h - n].arena = 0;
+			rp->user_grad[h - n].offset = at;
+			rp->n_nested++;
+			continue;
+		}
+		for (f = x->group_first[h]; f < x->group_first[h + 1]; f++) {
+			rp->saved[f].offset = at;
+			at += rp->saved[f].bytes;
+		}
+	}
+	rp->saved_stats.bytes = rp->arenas[0].bytes = res.height;
+	rp->user_grad_stats.bytes = rp->arenas[1].bytes = 0;
+	rp->bytes = res.height;
+	rp->joint = 1;
+out:
+	cgs_graph_release(&joint);
+	free(item);
+	free(size);
+	free(align);
+	free(off);
+	return rc ? cgs_plan_fail(err, rc, rp->rank,
+				  "packing both frame kinds as one") : 0;
+}
+
 int cgs_nest_grads(struct cgs_rank_work *x, struct cgs_error *err)
 {
 	struct cgs_rank_plan *rp = x->rp;
@@ -114,6 +296,8 @@ int cgs_nest_grads(struct cgs_rank_work *x, struct cgs_error *err)
 	int rc = 0;
 
 	rp->n_nested = 0;
+	rp->joint = 0;
+	rp->joint_floor_bytes = 0;
 	if (n == 0 || rp->user_grad_stats.bytes == 0)
 		return 0;
 	order = malloc(n * sizeof(*order));
@@ -187,11 +371,6 @@ int cgs_nest_grads(struct cgs_rank_work *x, struct cgs_error *err)
 	}
 	rp->n_nested = n_nested;
 	rp->user_grad_stats.bytes = grad_top;
-	/*
-	 * a gradient frame may nest, so no bytes of the gradient arena are
-	 * certain; the saved arena's floor still holds (plan_bound)
-	 */
-	rp->user_grad_stats.floor_bytes = 0;
 	rp->arenas[1].bytes = grad_top;
 	rp->bytes = rp->saved_stats.bytes + grad_top;
 out:
@@ -201,5 +380,5 @@ out:
 	free(nested);
 	free(rest);
 	free(left);
-	return rc;
+	return rc ? rc : nest_joint(x, err);
 }

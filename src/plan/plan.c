@@ -382,15 +382,22 @@ static void rank_work_start(struct trial_pool *pool, struct cgs_rank_plan *rp,
 /*
  * No layout of this plan's conflicts (its ring and slot map) takes fewer
  * bytes: the packing engine can bring a first-fit plan down to it at
- * best.  Where the plan nests gradient frames the gradient arena's floor
- * is 0 (nest.c), and the rank's own bound may be the higher.
+ * best.  A plan keeps the gradient frames apart (both kinds' floors) or
+ * puts some in the saved arena (nest.c): then the saved floor and the
+ * joint floor hold, not the gradient arena's.  The rank's own bound may
+ * be the higher.
  */
 static uint64_t plan_bound(const struct cgs_rank_plan *rp)
 {
-	uint64_t sum = rp->saved_stats.floor_bytes +
-		       rp->user_grad_stats.floor_bytes;
+	uint64_t apart = rp->saved_stats.floor_bytes +
+			 rp->user_grad_stats.floor_bytes;
+	uint64_t nested = rp->saved_stats.floor_bytes;
+	uint64_t b;
 
-	return sum > rp->lower_bound_bytes ? sum : rp->lower_bound_bytes;
+	if (rp->joint_floor_bytes > nested)
+		nested = rp->joint_floor_bytes;
+	b = apart < nested ? apart : nested;
+	return b > rp->lower_bound_bytes ? b : rp->lower_bound_bytes;
 }
 
 /* Plan the ring of t with `map` (taken over) and options opt into *mapped. */
@@ -471,7 +478,7 @@ static int try_map(struct trial_pool *pool, struct trial_work *t,
 	rc = plan_with_map(pool, t, map, rows,
 			   first_fit ? &pool->first_fit : pool->opt, &mapped);
 	if (rc == 0 && first_fit && plan_bound(&mapped) < t->bound)
-		t->bound = plan_bound(&mapped);   /* a sum of two fields */
+		t->bound = plan_bound(&mapped);
 	if (rc == 0 && mapped.bytes < t->plan.bytes) {
 		rank_outputs_release(&t->plan);
 		t->plan = mapped;

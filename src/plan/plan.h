@@ -104,6 +104,19 @@ struct cgs_rank_plan {
 	 * their own (nest.c); 0 when none does.
 	 */
 	uint32_t n_nested;
+	/*
+	 * The saved arena was laid out with the user-grad frames as one
+	 * packing (nest.c): it may then take more bytes than the saved
+	 * frames' part of upstream's layout, never the rank more than all of
+	 * it.  Every user-grad frame of bytes lies in it.
+	 */
+	int joint;
+	/*
+	 * A clique of both kinds' conflicts as one graph (nest.c): no plan
+	 * of these conflicts with gradient frames in the saved arena takes
+	 * fewer bytes; 0 where none was searched.  Not in the manifest.
+	 */
+	uint64_t joint_floor_bytes;
 
 	/*
 	 * Per-variant layout inside frames, offsets relative to the frame

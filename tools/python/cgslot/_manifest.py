@@ -16,7 +16,7 @@ import struct
 SECTION_NAMES = ["", "meta", "strings", "variants", "ranks", "reachable",
                  "orders", "arenas", "saved_frames", "user_grad_frames",
                  "saved_roles", "user_grad_layers", "capture", "slot_maps",
-                 "chunk_slot_maps", "nested"]
+                 "chunk_slot_maps", "nested", "joint"]
 HEADER_BYTES = 32
 TOC_ENTRY_BYTES = 24
 FLAG_OPTIONAL = 1
@@ -136,6 +136,8 @@ class Manifest:
         # user-grad frames in a saved arena (format 2.2 on)
         r["nested"] = sum(1 for f in r["user_grad_frames"]
                           if r["arenas"][f["arena"]]["role"] == 0)
+        # packed with the saved frames as one (format 2.3 on)
+        r["joint"] = 16 in self.sec and bool(_u32(self.sec[16], 8 * ri) & 1)
         r["layouts"] = []
         for v in range(self.n_variants):
             rows = []
@@ -453,8 +455,10 @@ def report_text(m, w):
               (key, s["frames"], s["colours"], s["colour_lower_bound"],
                ", optimal" if s["colours"] == s["colour_lower_bound"] else "",
                _fmt_bytes(s["bytes"]), _fmt_bytes(s["lower_bound_bytes"]),
-               "; %u frame%s nested in the saved arena" %
-               (nested, "" if nested == 1 else "s") if nested else ""))
+               "; %u frame%s nested in the saved arena%s" %
+               (nested, "" if nested == 1 else "s",
+                ", packed with its frames" if r["joint"] else "")
+               if nested else ""))
         w("  arenas    ")
         for i, a in enumerate(r["arenas"]):
             w("%s#%u %s %s" % (", " if i else " ", i, _arena_role(a["role"]),
@@ -491,7 +495,8 @@ def _rank_json(m, r, role):
         "reachable": r["reachable"],
         "graphs": len(r["capture"]), "saved": role(r["saved"]),
         "user_grad": dict(role(r["user_grad"]),
-                          **({"nested": r["nested"]} if r["nested"] else {})),
+                          **({"nested": r["nested"]} if r["nested"] else {}),
+                          **({"joint": True} if r["joint"] else {})),
         "bytes": r["bytes"],
         "lower_bound_bytes": r["lower_bound_bytes"],
         "bytes_without_sharing": r["bytes_without_sharing"],
