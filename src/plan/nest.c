@@ -110,6 +110,16 @@ static int meets_cmp(const void *a, const void *b)
  * packing hands the engine: pack.c's limit for one kind, twice.
  */
 #define NEST_JOINT_MAX_ITEMS 768u
+/*
+ * Above this many items the joint packing's engine takes a tenth of the
+ * packing budget.  On the bench family's slowest search (q29, about 300
+ * joint packings of 124 to 384 items: 4.1 s without them) the whole
+ * budget took 8.9 s and this 7.0 s, and the family's plans came out the
+ * same; with a tenth for every graph, rank 3 of the bundled example with
+ * maps (32 items) missed its bound.
+ */
+#define NEST_JOINT_FULL_BUDGET_ITEMS 128u
+#define NEST_JOINT_BUDGET_SHARE 10u
 
 /*
  * The conflicts of both kinds as one graph of m items: saved groups
@@ -215,7 +225,7 @@ static int nest_joint(struct cgs_rank_work *x, struct cgs_error *err)
 	uint32_t *item = NULL;
 	uint64_t *size = NULL, *align = NULL, *off = NULL;
 	struct cgs_graph joint = {0};
-	int engine = x->opt->pack_budget &&
+	int engine = x->opt->pack_budget >= NEST_JOINT_BUDGET_SHARE &&
 		     rp->bytes > rp->lower_bound_bytes;
 	int64_t w;
 	int rc = 0;
@@ -232,18 +242,19 @@ static int nest_joint(struct cgs_rank_work *x, struct cgs_error *err)
 	}
 	if ((rc = joint_graph(x, &joint, item, size, &m)) || m == 0)
 		goto out;
-	if (x->want_floor) {
-		w = joint_clique(x, &joint, size, m);
-		if (w < 0) {
-			rc = (int)w;
-			goto out;
-		}
-		rp->joint_floor_bytes = (uint64_t)w;
+	w = joint_clique(x, &joint, size, m);
+	if (w < 0) {
+		rc = (int)w;
+		goto out;
 	}
-	if (!engine)
+	rp->joint_floor_bytes = (uint64_t)w;
+	/* at the clique the plan is as low as any layout of both kinds */
+	if (!engine || rp->joint_floor_bytes >= rp->bytes)
 		goto out;
 	for (i = 0; i < m; i++)
 		align[i] = x->align;
+	if (m > NEST_JOINT_FULL_BUDGET_ITEMS)
+		opt.node_budget /= NEST_JOINT_BUDGET_SHARE;
 	rc = cgs_dsa_pack_graph(&joint, size, align, &opt, off, &res);
 	if (rc == CGS_E_LIMIT)
 		rc = 0;        /* too many conflicts to list: the plan stands */
