@@ -211,9 +211,11 @@ static int64_t joint_clique(const struct cgs_rank_work *x,
  * holes are too small or too few for the gradient frames, a layout made
  * with them in view may still leave room.  Kept where the one arena
  * takes fewer bytes than the plan's two; every gradient frame then lies
- * in the saved arena.  The engine runs only with a packing budget (not
- * in the ring search's first pass); the joint floor (plan.h) is searched
- * where the plan wants floors.
+ * in the saved arena.  The joint graph's clique comes first: it is the
+ * joint floor (plan.h) and, where it meets the plan's bytes, no layout
+ * could do better.  The engine runs only with a packing budget (not in
+ * the ring search's first pass), at least NEST_JOINT_BUDGET_SHARE nodes
+ * so that its share is never 0 (which would be the engine's default).
  */
 static int nest_joint(struct cgs_rank_work *x, struct cgs_error *err)
 {
@@ -264,9 +266,11 @@ static int nest_joint(struct cgs_rank_work *x, struct cgs_error *err)
 		rp->joint_floor_bytes = res.lower_bound;
 	if (res.height >= rp->bytes)
 		goto out;
+	/* frames of 0 bytes are no items: offset 0 */
+	for (f = 0; f < rp->n_saved; f++)
+		rp->saved[f].offset = 0;
 	for (h = 0; h < n; h++)
-		if (rp->user_grad[h].arena == 1)
-			rp->user_grad[h].offset = 0;   /* of 0 bytes */
+		rp->user_grad[h].offset = 0;
 	rp->n_nested = 0;
 	for (i = 0; i < m; i++) {
 		uint64_t at = off[i];
