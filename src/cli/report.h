@@ -45,7 +45,7 @@ struct cgs_report_rank {
 	struct cgs_report_role saved;
 	struct cgs_report_role user_grad;
 	uint32_t user_grad_nested;      /* user-grad frames in a saved arena */
-	int joint;                      /* ... packed together with the saved */
+	int joint;                      /* the saved arena packed with them */
 	uint64_t bytes;
 	uint64_t lower_bound_bytes;
 	uint64_t bytes_without_sharing;

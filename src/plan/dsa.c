@@ -1978,3 +1978,27 @@ out:
 	free(al);
 	return rc;
 }
+
+int64_t cgs_dsa_clique_bytes(const struct cgs_graph *g, const uint64_t *size,
+			     uint64_t upper, uint64_t *budget)
+{
+	uint64_t grain = 0, biggest = 0;
+	uint32_t i, *weight;
+	int64_t w;
+
+	for (i = 0; i < g->n; i++) {
+		grain = cgs_gcd(grain, size[i]);
+		if (size[i] > biggest)
+			biggest = size[i];
+	}
+	if (grain == 0 || biggest / grain > UINT32_MAX)
+		return 0;
+	weight = malloc(((uint64_t)g->n + 1) * sizeof(*weight));
+	if (!weight)
+		return CGS_E_NOMEM;
+	for (i = 0; i < g->n; i++)
+		weight[i] = (uint32_t)(size[i] / grain);
+	w = cgs_clique_max(g, weight, 0, upper / grain, budget);
+	free(weight);
+	return w > 0 ? w * (int64_t)grain : w;
+}

@@ -129,6 +129,16 @@ int cgs_dsa_pack_graph(const struct cgs_graph *g, const uint64_t *size,
 		       struct cgs_dsa_result *res);
 
 /*
+ * The heaviest clique of g that cgs_clique_max finds with vertex v
+ * weighing size[v] bytes (counted in their greatest common divisor),
+ * stopping at `upper` bytes or when *budget runs out (any clique will do:
+ * no layout of g is lower).  0 where the sizes do not fit its 32-bit
+ * weights; CGS_E_NOMEM.
+ */
+int64_t cgs_dsa_clique_bytes(const struct cgs_graph *g, const uint64_t *size,
+			     uint64_t upper, uint64_t *budget);
+
+/*
  * The largest sum of sizes live at one time of the intervals (half-open:
  * a buffer ending at t and one starting at t are never live together)
  * into *bound (0 for n == 0).  Returns 0 or CGS_E_NOMEM.

@@ -175,37 +175,6 @@ static int joint_graph(const struct cgs_rank_work *x, struct cgs_graph *joint,
 }
 
 /*
- * The heaviest clique of the joint graph a bounded search finds (any
- * clique will do: its items pairwise conflict, so every plan of these
- * conflicts, gradient frames nested or apart, takes at least its bytes);
- * 0 where the sizes do not fit the search's 32-bit weights.
- */
-static int64_t joint_clique(const struct cgs_rank_work *x,
-			    const struct cgs_graph *joint,
-			    const uint64_t *size, uint32_t m)
-{
-	uint64_t grain = 0, biggest = 0, left = x->opt->colour_budget;
-	uint32_t i, *weight;
-	int64_t w;
-
-	for (i = 0; i < m; i++) {
-		grain = cgs_gcd(grain, size[i]);
-		if (size[i] > biggest)
-			biggest = size[i];
-	}
-	if (grain == 0 || biggest / grain > UINT32_MAX)
-		return 0;
-	weight = malloc(((uint64_t)m + 1) * sizeof(*weight));
-	if (!weight)
-		return CGS_E_NOMEM;
-	for (i = 0; i < m; i++)
-		weight[i] = (uint32_t)(size[i] / grain);
-	w = cgs_clique_max(joint, weight, 0, x->rp->bytes / grain, &left);
-	free(weight);
-	return w > 0 ? w * (int64_t)grain : w;
-}
-
-/*
  * Both kinds packed as one: the joint graph's items laid out by the
  * packing engine (dsa.h) in the saved arena.  Where the saved layout's
  * holes are too small or too few for the gradient frames, a layout made
@@ -225,7 +194,7 @@ static int nest_joint(struct cgs_rank_work *x, struct cgs_error *err)
 	struct cgs_dsa_result res;
 	uint32_t n = x->n_groups, m = 0, i, h, f;
 	uint32_t *item = NULL;
-	uint64_t *size = NULL, *align = NULL, *off = NULL;
+	uint64_t *size = NULL, *align = NULL, *off = NULL, left;
 	struct cgs_graph joint = {0};
 	int engine = x->opt->pack_budget >= NEST_JOINT_BUDGET_SHARE &&
 		     rp->bytes > rp->lower_bound_bytes;
@@ -244,7 +213,12 @@ static int nest_joint(struct cgs_rank_work *x, struct cgs_error *err)
 	}
 	if ((rc = joint_graph(x, &joint, item, size, &m)) || m == 0)
 		goto out;
-	w = joint_clique(x, &joint, size, m);
+	/*
+	 * any clique will do: every plan of these conflicts, gradient frames
+	 * nested or apart, takes at least its bytes
+	 */
+	left = x->opt->colour_budget;
+	w = cgs_dsa_clique_bytes(&joint, size, rp->bytes, &left);
 	if (w < 0) {
 		rc = (int)w;
 		goto out;

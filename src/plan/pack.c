@@ -222,25 +222,10 @@ static int pack_engine(const struct kind_view *kv, const struct cgs_graph *g,
 static uint64_t item_clique_bytes(const struct kind_view *kv,
 				  const uint64_t *size, uint64_t upper)
 {
-	uint32_t n = kv->items->n, i, *weight;
-	uint64_t grain = 0, left = kv->clique_nodes, biggest = 0;
-	int64_t w;
+	uint64_t left = kv->clique_nodes;
+	int64_t w = cgs_dsa_clique_bytes(kv->items, size, upper, &left);
 
-	for (i = 0; i < n; i++) {
-		grain = cgs_gcd(grain, size[i]);
-		if (size[i] > biggest)
-			biggest = size[i];
-	}
-	if (grain == 0 || biggest / grain > UINT32_MAX)
-		return 0;
-	weight = malloc(((uint64_t)n + 1) * sizeof(*weight));
-	if (!weight)
-		return 0;
-	for (i = 0; i < n; i++)
-		weight[i] = (uint32_t)(size[i] / grain);
-	w = cgs_clique_max(kv->items, weight, 0, upper / grain, &left);
-	free(weight);
-	return w > 0 ? (uint64_t)w * grain : 0;
+	return w > 0 ? (uint64_t)w : 0;
 }
 
 /*
