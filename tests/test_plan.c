@@ -352,6 +352,34 @@ START_TEST(m1_gradient_triangle)
 }
 END_TEST
 
+/*
+ * P4 M8 G3 L24, one layer per chunk, two variants (the bench family's q36
+ * in KiB).  On rank 1, 41 of its 56 gradient frames find holes in the
+ * saved arena; the other 15 took three colours laid out first fit in the
+ * order of their old offsets, as many as before nesting, so nothing was
+ * kept.  Their conflicts need two: laid out again by the packing engine
+ * (nest.c) they take 2 x 28 KiB, and the nesting stands.
+ */
+START_TEST(nest_rest_packed_again)
+{
+	struct cgs_schedule *s = make_schedule(4, 8, 3, 24, NULL, 256, 2);
+	struct cgs_plan *p;
+	const struct cgs_rank_plan *rp;
+
+	set_bytes(s, 0, 16 << 10, 16 << 10, 320 << 10, 16 << 10);
+	set_bytes(s, 1, 28 << 10, 28 << 10, 560 << 10, 28 << 10);
+	p = plan_ok(s);
+	rp = rank_of(p, 1);
+	ck_assert_uint_eq(rp->user_grad_stats.colour_lower_bound, 2);
+	ck_assert_uint_eq(rp->n_nested, 41);
+	ck_assert_int_eq(rp->joint, 0);
+	ck_assert_uint_eq(rp->user_grad_stats.bytes, 2 * (28u << 10));
+	ck_assert_uint_eq(rp->bytes, rp->saved_stats.bytes + 2 * (28u << 10));
+	cgs_plan_destroy(&p);
+	free_schedule(s);
+}
+END_TEST
+
 /* M = 1, P = 1, L = 1 with one layer: the smallest plan there is. */
 START_TEST(m1_single)
 {
@@ -1601,6 +1629,7 @@ int main(int argc, char **argv)
 		tcase_add_test(tc, p4_m2_g4);
 		tcase_add_test(tc, p4_m4_three_layers);
 		tcase_add_test(tc, m1_gradient_triangle);
+		tcase_add_test(tc, nest_rest_packed_again);
 		tcase_add_test(tc, m1_single);
 		tcase_add_test(tc, capture_order);
 		tcase_add_test(tc, explicit_orders);
