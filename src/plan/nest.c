@@ -137,7 +137,8 @@ static int meets_cmp(const void *a, const void *b)
 static int rest_engine(const struct cgs_rank_work *x, struct span *rest,
 		       uint32_t n_rest, uint64_t *top)
 {
-	struct cgs_dsa_options opt = {.node_budget = x->opt->pack_budget / NEST_JOINT_BUDGET_SHARE};
+	struct cgs_dsa_options opt = {
+		.node_budget = x->opt->pack_budget / NEST_JOINT_BUDGET_SHARE};
 	struct cgs_dsa_result res;
 	struct cgs_graph g = {0};
 	uint64_t *size = NULL, *align = NULL, *off = NULL;
