@@ -22,7 +22,8 @@ the symmetry breaking says, with its clauses on.  With one layer a chunk
 (colours only, slots counted): every rank proven out of 5% on its ring
 of 8 and planned above it, 25% satisfiable, every plan admitted (k mod
 S and slot maps).  Stopped by SIGTERM while a stand-in solver runs,
-prove-bound exits 143 and takes the solver with it.
+prove-bound exits 143 and takes the solver with it.  --grads (gradient
+frames laid out too) on testdata/valid/prove-grads: see grads().
 Skips (77) without cadical.  Run by meson (suite cli) with $CGSLOT and
 $CGS_SOURCE_ROOT.
 """
@@ -101,6 +102,46 @@ def one_layer(text):
             expect(run("--check", schedule=path), 4, "satisfiable")
         expect(run("--within", "25", "--rank", "0", schedule=ring), 1,
                "satisfiable")
+
+
+def grads():
+    """--grads on testdata/valid/prove-grads (gradient frames one grain,
+    saved frames 22): rank 0 within 19% is satisfiable without gradient
+    frames (they may all nest) and unsatisfiable with them laid out too;
+    the planner's plan (134 grains, 19.6%) is beyond it, and 20% is
+    satisfiable.  --check --grads admits every plan, as written (rank 0's
+    gradient frames in an arena of their own, rank 1's packed with its
+    saved frames) and with the search to 8 per rank with maps (rings of
+    6, both ranks at their bounds).  With a gradient frame live to the
+    backward after next, --check fails; with it live at its own backward
+    only, the proof does."""
+    global failures
+    sched = os.path.join(ROOT, "testdata", "valid", "prove-grads",
+                         "schedule.yaml")
+    expect(run("--within", "19", "--rank", "0", schedule=sched), 1,
+           "satisfiable")
+    expect(run("--grads", "--within", "19", "--rank", "0", schedule=sched),
+           1, "unsatisfiable")
+    expect(run("--grads", "--within", "20", "--rank", "0", schedule=sched),
+           1, "satisfiable")
+    r = json.loads(subprocess.run(
+        [CGSLOT, "plan", "-q", "--format", "json", sched],
+        capture_output=True, text=True, check=True).stdout)["ranks"][0]
+    ratio = r["bytes"] / r["lower_bound_bytes"]
+    print("--grads: rank 0 planned at %.4f x its bound" % ratio)
+    if ratio <= 1.19:
+        print("FAIL: a plan within 19% of a bound proven out of reach")
+        failures += 1
+    with open(sched) as f:
+        text = f.read().replace("max_microbatches: 6",
+                                "max_microbatches: 6\n  slots: {max: 8, "
+                                "per_rank: true, map: true}")
+    with tempfile.NamedTemporaryFile("w", suffix=".yaml") as t:
+        t.write(text)
+        t.flush()
+        for path in (sched, t.name):
+            expect(run("--grads", "--check", schedule=path), 2,
+                   "satisfiable")
 
 
 def stopped_by_signal():
@@ -227,6 +268,7 @@ def main():
     expect(run("--within", "1", "--slots", "6", schedule=mixed), 1,
            "satisfiable")
     expect(run("--check", schedule=mixed), 1, "satisfiable")
+    grads()
     stopped_by_signal()
     print("%d failures" % failures)
     return 1 if failures else 0
