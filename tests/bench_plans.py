@@ -13,13 +13,9 @@ import os
 import stat
 import sys
 import tempfile
-from importlib.machinery import SourceFileLoader
 
-ROOT = os.environ.get("CGS_SOURCE_ROOT") or os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))
-bench = SourceFileLoader("bench", os.path.join(ROOT, "tools", "bench")) \
-    .load_module()
-bench.CGSLOT = os.environ.get("CGSLOT", "cgslot")
+import benchlib
+from benchlib import bench, expect
 
 WRAPPER = """#!%s
 import json, subprocess, sys
@@ -32,16 +28,6 @@ for r in d["ranks"]:
     r["bytes"] += %d
 print(json.dumps(d))
 """
-
-failures = 0
-
-
-def expect(what, got, want):
-    global failures
-    if got != want:
-        print("FAIL: %s: %s, expected %s" % (what, got, want))
-        failures += 1
-
 
 def run(other, only):
     out = io.StringIO()
@@ -70,5 +56,5 @@ with tempfile.TemporaryDirectory() as tmp:
         expect("one byte %s: MORE marks" % name,
                sum(l.endswith("MORE") for l in named), 6 if delta < 0 else 0)
 
-print("%d failures" % failures)
-sys.exit(1 if failures else 0)
+print("%d failures" % benchlib.failures)
+sys.exit(1 if benchlib.failures else 0)

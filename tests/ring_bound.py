@@ -14,23 +14,9 @@ import os
 import subprocess
 import sys
 import tempfile
-from importlib.machinery import SourceFileLoader
 
-ROOT = os.environ.get("CGS_SOURCE_ROOT") or os.path.dirname(
-    os.path.dirname(os.path.abspath(__file__)))
-bench = SourceFileLoader("bench", os.path.join(ROOT, "tools", "bench")) \
-    .load_module()
-bench.CGSLOT = os.environ.get("CGSLOT", "cgslot")
-
-failures = 0
-
-
-def expect(what, got, want):
-    global failures
-    if got != want:
-        print("FAIL: %s: %s, expected %s" % (what, got, want))
-        failures += 1
-
+import benchlib
+from benchlib import ROOT, bench, expect
 
 def order(pp, vpp, group, n, rank):
     p = subprocess.run([bench.CGSLOT, "orders", "--pp", str(pp), "--vpp",
@@ -91,9 +77,9 @@ with tempfile.TemporaryDirectory() as tmp:
                           "says %d slots are needed" % (
                               pp, vpp, max_mb, r["rank"], slots, row[1], lb,
                               need))
-                    failures += 1
+                    benchlib.failures += 1
 print("%d planned rings checked against the proof, %d failures" %
-      (checked, failures))
+      (checked, benchlib.failures))
 if checked == 0:
     sys.exit("no ring was checked")
-sys.exit(1 if failures else 0)
+sys.exit(1 if benchlib.failures else 0)
