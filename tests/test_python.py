@@ -31,7 +31,12 @@ CLI = os.environ.get("CGSLOT", "cgslot")
 import cgslot  # noqa: E402
 from cgslot import _native  # noqa: E402
 
-TMP = tempfile.mkdtemp(prefix="cgs-python-")
+_TMP = tempfile.TemporaryDirectory(prefix="cgs-python-")
+TMP = _TMP.name
+
+
+def tearDownModule():
+    _TMP.cleanup()
 EXAMPLES = ["pp4-vpp4-l3-4var", "qwen-pp4-vpp2-dcp"]
 
 

@@ -51,8 +51,15 @@ SCHEDULE = {
 }
 
 
+_TMP = tempfile.TemporaryDirectory(prefix="cgs-python-gpu-")
+
+
+def tearDownModule():
+    _TMP.cleanup()
+
+
 def compiled():
-    d = tempfile.mkdtemp(prefix="cgs-python-gpu-")
+    d = _TMP.name
     src, out = os.path.join(d, "s.json"), os.path.join(d, "s.cgslot")
     with open(src, "w") as f:
         json.dump(SCHEDULE, f)
