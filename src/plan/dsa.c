@@ -216,6 +216,9 @@ nomem:
 
 /* ---- the branch and bound ---- */
 
+/* How many of the heaviest cliques a graph node lists (struct search). */
+#define HEAVY_CLIQUES 16u
+
 struct search {
 	const struct problem *p;
 	/*
@@ -234,6 +237,13 @@ struct search {
 	uint64_t *top;      /* highest top of placed members, per clique */
 	uint64_t *rem;      /* bytes of members not yet placed, per clique */
 	uint64_t *pre, *suf; /* running maxima of rem (interval cliques) */
+	/*
+	 * Graphs: the HEAVY_CLIQUES cliques of most bytes unplaced, most
+	 * first (n_heavy of them, 0 until a node's scan first asks), for
+	 * graph_level_fits.
+	 */
+	uint32_t heavy[HEAVY_CLIQUES];
+	uint32_t n_heavy;
 	uint32_t *trail_idx;
 	uint64_t *trail_old;
 	size_t trail_n, trail_cap;
@@ -398,12 +408,64 @@ static int trail_push(struct search *s, uint32_t idx, uint64_t old)
 	return 1;
 }
 
-/* Graphs: whether every clique without v fits above level e. */
+/* Graphs: list the heaviest cliques of this node in s->heavy. */
+static void heavy_cliques(struct search *s)
+{
+	const struct problem *p = s->p;
+	uint32_t kk, j, n = 0;
+
+	for (kk = 0; kk < p->nk; kk++) {
+		uint64_t r = s->rem[kk];
+
+		if (r == 0 || (n == HEAVY_CLIQUES &&
+			       r <= s->rem[s->heavy[n - 1]]))
+			continue;
+		j = n < HEAVY_CLIQUES ? n++ : n - 1;
+		for (; j > 0 && s->rem[s->heavy[j - 1]] < r; j--)
+			s->heavy[j] = s->heavy[j - 1];
+		s->heavy[j] = kk;
+	}
+	s->n_heavy = n;
+}
+
+/* Whether clique kk is one of v's (listed in increasing order). */
+static int in_clique(const struct problem *p, uint32_t v, uint32_t kk)
+{
+	uint32_t lo = p->vk_start[v], hi = p->vk_start[v + 1];
+
+	while (lo < hi) {
+		uint32_t mid = lo + (hi - lo) / 2;
+
+		if (p->vk[mid] == kk)
+			return 1;
+		if (p->vk[mid] < kk)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return 0;
+}
+
+/*
+ * Graphs: whether every clique without v fits above level e (e <= cap).
+ * The cliques that do not are the heaviest ones: s->heavy answers unless
+ * every clique it lists is too heavy and v's, and others may be too.
+ */
 static int graph_level_fits(const struct search *s, uint32_t v, uint64_t e)
 {
 	const struct problem *p = s->p;
-	uint32_t kk, i = p->vk_start[v];
+	uint32_t kk, i;
 
+	for (i = 0; i < s->n_heavy; i++) {
+		kk = s->heavy[i];
+		if (e + s->rem[kk] <= s->cap)
+			return 1;   /* and every clique after it */
+		if (!in_clique(p, v, kk))
+			return 0;
+	}
+	if (s->n_heavy < HEAVY_CLIQUES)
+		return 1;           /* it listed every clique with bytes left */
+	i = p->vk_start[v];
 	/* v's cliques are listed in increasing order. */
 	for (kk = 0; kk < p->nk; kk++) {
 		while (i < p->vk_start[v + 1] && p->vk[i] < kk)
@@ -670,7 +732,7 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 	uint64_t min_height = UINT64_MAX, gmax = 0;
 	uint32_t v, i, j, kk, left = 0, width = s->width;
 	unsigned nc = 0;
-	int have_pre = 0;
+	int have_pre = 0;   /* pre[] (intervals) or heavy[] (graphs) made */
 
 	/*
 	 * Each clique's members sit above its top, the level and the lowest
@@ -761,8 +823,13 @@ static int part_dfs(struct search *s, uint32_t *mem, uint32_t nm,
 			b = s->suf[l];
 			if (e + (a > b ? a : b) > s->cap)
 				continue;
-		} else if (!graph_level_fits(s, v, e)) {
-			continue;
+		} else {
+			if (!have_pre) {
+				heavy_cliques(s);   /* once a node */
+				have_pre = 1;
+			}
+			if (!graph_level_fits(s, v, e))
+				continue;
 		}
 		if (nc < width) {
 			cand[nc] = v;
