@@ -6,6 +6,8 @@
  *   liveness.c  conflicts and lower bounds, replaying every order
  *   colour.c    frame conflicts and their colouring
  *   pack.c      byte offsets and arenas
+ *   nest.c      user-gradient frames in the saved arena's holes, or both
+ *               kinds packed as one
  *   sequence.c  the lockstep capture sequence
  *   slotmap.c   slot maps per reachable count instead of k mod S
  *   placed.c    slots laid out at offsets on the longest order
