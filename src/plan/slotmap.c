@@ -1380,7 +1380,7 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
 			in_flight[c]++;
 		}
 	}
-	for (o = 0; o < rp->n_reachable; o++)
+	for (o = 0; o < rp->n_reachable && (modulo || alike); o++)
 		for (c = 0; c < M; c++)
 			for (k = 0; k < rp->reachable[o]; k++) {
 				s = out[((uint64_t)o * M + c) * width + k];
