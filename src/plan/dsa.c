@@ -238,9 +238,9 @@ struct search {
 	uint64_t *rem;      /* bytes of members not yet placed, per clique */
 	uint64_t *pre, *suf; /* running maxima of rem (interval cliques) */
 	/*
-	 * Graphs: the HEAVY_CLIQUES cliques of most bytes unplaced, most
-	 * first (n_heavy of them, 0 until a node's scan first asks), for
-	 * graph_level_fits.
+	 * Graphs: the n_heavy (at most HEAVY_CLIQUES) cliques of most bytes
+	 * unplaced, most first, for graph_level_fits: made by a node's scan
+	 * when it first needs them, and good until that scan ends.
 	 */
 	uint32_t heavy[HEAVY_CLIQUES];
 	uint32_t n_heavy;
