@@ -12,6 +12,7 @@
 #include "common/checked.h"
 #include "common/error.h"
 #include "common/nearest.h"
+#include "common/sorted.h"
 #include "input/node.h"
 #include "input/schedule.h"
 #include "input/units.h"
@@ -965,19 +966,7 @@ out:
 
 static int is_planned(const struct cgs_schedule *s, uint32_t rank)
 {
-	uint32_t lo = 0, hi = s->n_ranks;
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (s->ranks[mid] == rank)
-			return 1;
-		if (s->ranks[mid] < rank)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return cgs_sorted_u32_has(s->ranks, s->n_ranks, rank);
 }
 
 static int parse_order(struct ctx *c, const struct cgs_node *n, size_t index,

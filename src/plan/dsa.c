@@ -15,6 +15,7 @@
 #include <time.h>
 
 #include "cgslot/error.h"
+#include "common/sorted.h"
 #include "plan/dsa.h"
 
 #define NONE UINT32_MAX
@@ -431,19 +432,8 @@ static void heavy_cliques(struct search *s)
 /* Whether clique kk is one of v's (listed in increasing order). */
 static int in_clique(const struct problem *p, uint32_t v, uint32_t kk)
 {
-	uint32_t lo = p->vk_start[v], hi = p->vk_start[v + 1];
-
-	while (lo < hi) {
-		uint32_t mid = lo + (hi - lo) / 2;
-
-		if (p->vk[mid] == kk)
-			return 1;
-		if (p->vk[mid] < kk)
-			lo = mid + 1;
-		else
-			hi = mid;
-	}
-	return 0;
+	return cgs_sorted_u32_has(p->vk + p->vk_start[v],
+				  p->vk_start[v + 1] - p->vk_start[v], kk);
 }
 
 /*
