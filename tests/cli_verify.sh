@@ -65,6 +65,31 @@ for want in "cgslot: $tmp/bad: error: rank 0, N 4, order position 1 (entry +1): 
 	grep -qF "$want" "$tmp/err" || fail "planted overlap: message lacks '$want': $(cat "$tmp/err")"
 done
 [ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "planted overlap: more than one line"
+# On threads (-j): the same summary, and where several ranks fail, the
+# first of them in stored order, whatever thread finds which first.
+run verify -j 1 "$tmp/good"
+cp "$tmp/out" "$tmp/out1"
+for j in 2 3 4; do
+	run verify -j "$j" "$tmp/good"
+	[ "$rc" -eq 0 ] || fail "-j $j: verify exited $rc: $(cat "$tmp/err")"
+	cmp -s "$tmp/out1" "$tmp/out" || fail "-j $j: summary differs: $(cat "$tmp/out")"
+done
+"$plant" "$tmp/good" "$tmp/bad3" saved 3 0 1 0 0 0 0 &&
+	"$plant" "$tmp/bad3" "$tmp/bad2" saved 2 0 1 0 0 0 0 &&
+	"$plant" "$tmp/bad2" "$tmp/bad1" saved 1 0 1 0 0 0 0 ||
+	fail "plant_overlap on ranks 1-3 failed"
+for j in 1 2 4 4 4 4; do
+	run verify -j "$j" "$tmp/bad1"
+	[ "$rc" -eq 1 ] || fail "overlaps on ranks 1-3, -j $j: verify exited $rc"
+	grep -qF "cgslot: $tmp/bad1: error: rank 1, N 4, order position 1 (entry +1): " "$tmp/err" ||
+		fail "overlaps on ranks 1-3, -j $j: not rank 1's: $(cat "$tmp/err")"
+	[ "$(wc -l <"$tmp/err")" -eq 1 ] || fail "overlaps on ranks 1-3, -j $j: more than one line"
+done
+CGSLOT_JOBS=3 run verify "$tmp/good"
+[ "$rc" -eq 0 ] && cmp -s "$tmp/out1" "$tmp/out" || fail "CGSLOT_JOBS=3: $rc $(cat "$tmp/out" "$tmp/err")"
+run verify -j 0 "$tmp/good"
+[ "$rc" -eq 2 ] && grep -q -- "--jobs" "$tmp/err" || fail "-j 0: exit $rc: $(cat "$tmp/err")"
+
 # The helper itself: moving a frame onto itself changes nothing.
 "$plant" "$tmp/good" "$tmp/same" saved 0 0 1 0 0 1 0 || fail "plant_overlap onto itself"
 cmp -s "$tmp/good" "$tmp/same" || fail "moving a frame onto itself changed the file"

@@ -420,6 +420,16 @@ START_TEST(manifest_entry_points)
 	ck_assert_uint_eq(stats.ranks, 4);
 	ck_assert_uint_eq(stats.orders, 16);
 	ck_assert_uint_gt(stats.pairs, 0);
+	/* on threads (more than there are ranks too): the same counts */
+	for (unsigned jobs = 0; jobs <= 6; jobs += 2) {
+		struct cgs_verify_stats on = {0};
+
+		ck_assert_int_eq(cgs_verify_manifest_jobs(m, jobs, &on, &err),
+				 0);
+		ck_assert_mem_eq(&on, &stats, sizeof(on));
+	}
+	ck_assert_int_eq(cgs_verify_manifest_jobs(NULL, 4, NULL, NULL),
+			 CGS_E_ARG);
 	ck_assert_int_eq(cgs_verify_manifest_schedule(m, s, &err), 0);
 	ck_assert_int_eq(cgs_verify_manifest_schedule(m, other, &err),
 			 CGS_E_MISMATCH);

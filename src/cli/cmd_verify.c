@@ -17,7 +17,7 @@
 #include "verify/verify.h"
 
 static int verify(const char *manifest_path, const char *schedule_path,
-		  const struct cgs_limits *limits, int quiet)
+		  const struct cgs_limits *limits, unsigned jobs, int quiet)
 {
 	struct cgs_error err = {0};
 	struct cgs_manifest *m = NULL;
@@ -32,7 +32,7 @@ static int verify(const char *manifest_path, const char *schedule_path,
 			rc = cgs_verify_manifest_schedule(m, s, &err);
 	}
 	if (rc == 0)
-		rc = cgs_verify_manifest(m, &stats, &err);
+		rc = cgs_verify_manifest_jobs(m, jobs, &stats, &err);
 	if (rc == 0 && !quiet)
 		printf("%s: verified %" PRIu64 " ranks, %" PRIu64 " orders, %"
 		       PRIu64 " events, %" PRIu64 " ranges, %" PRIu64
@@ -55,16 +55,24 @@ int cgs_cmd_verify(int argc, char **argv)
 	enum { OPT_LIMIT = 256 };
 	static const struct option options[] = {
 		{"limit", required_argument, NULL, OPT_LIMIT},
+		{"jobs", required_argument, NULL, 'j'},
 		{"help", no_argument, NULL, 'h'},
 		{NULL, 0, NULL, 0},
 	};
 	struct cgs_limits limits;
+	unsigned jobs = 0;
 	int opt, rc;
 
 	cgs_limits_init(&limits);
 	optind = 1;
-	while ((opt = cgs_cli_getopt(argc, argv, "h", options)) != -1) {
+	while ((opt = cgs_cli_getopt(argc, argv, "hj:", options)) != -1) {
 		switch (opt) {
+		case 'j':
+			rc = cgs_cli_parse_u32("verify", "--jobs", optarg, 1,
+					       1024, &jobs);
+			if (rc)
+				return rc;
+			break;
 		case OPT_LIMIT:
 			rc = cgs_cli_limit_option("verify", &limits, optarg);
 			if (rc)
@@ -80,6 +88,8 @@ int cgs_cmd_verify(int argc, char **argv)
 		return cgs_cli_usage_error("verify",
 			"expected MANIFEST [SCHEDULE], got %d arguments",
 			argc - optind);
+	if (jobs == 0 && (rc = cgs_cli_default_jobs("verify", &jobs)) != 0)
+		return rc;
 	return verify(argv[optind], argc - optind == 2 ? argv[optind + 1] : NULL,
-		      &limits, cgs_cli_verbosity < 0);
+		      &limits, jobs, cgs_cli_verbosity < 0);
 }

@@ -105,7 +105,8 @@ int cgs_cmd_pack(int argc, char **argv);
 	"  --format te-plan   upstream's seven-field slot plan, as 'cgslot plan'\n"
 
 #define CGS_VERIFY_USAGE \
-	"usage: cgslot verify [--quiet] [--limit NAME=VALUE]... MANIFEST [SCHEDULE]\n" \
+	"usage: cgslot verify [--quiet] [-j N] [--limit NAME=VALUE]...\n" \
+	"                     MANIFEST [SCHEDULE]\n" \
 	"\n" \
 	"Re-derive liveness from the orders stored in MANIFEST and prove that no\n" \
 	"two frames that can be live together share bytes, for any reachable\n" \
@@ -118,6 +119,9 @@ int cgs_cmd_pack(int argc, char **argv);
 	"stderr: rank, microbatch count N, order position, both frames (chunk,\n" \
 	"slot, layer, variant, role) and their byte ranges.\n" \
 	"\n" \
+	"  -j, --jobs N       verify ranks on N threads (default: $CGSLOT_JOBS,\n" \
+	"                     else the processors this process may run on);\n" \
+	"                     the result and the message are the same for any N\n" \
 	CGS_LIMIT_HELP
 
 #define CGS_PLOT_USAGE \

@@ -162,6 +162,18 @@ int cgs_verify_manifest(const struct cgs_manifest *m,
 			struct cgs_verify_stats *stats, struct cgs_error *err);
 
 /*
+ * The same on up to `jobs` threads, a rank at a time each (jobs 0 or 1:
+ * on the calling thread alone).  The result, the message and the counts
+ * are those of cgs_verify_manifest for any jobs: where ranks fail, the
+ * first of them in stored order is reported.  stats is added to only
+ * when every rank holds (on one thread, also with the ranks before the
+ * first violation).
+ */
+int cgs_verify_manifest_jobs(const struct cgs_manifest *m, unsigned jobs,
+			     struct cgs_verify_stats *stats,
+			     struct cgs_error *err);
+
+/*
  * Check that `s` is the schedule `m` was compiled from:
  *  - cgs_schedule_hash(s) equals the stored hash;
  *  - m plans exactly the schedule's ranks, chunks, layers and variants

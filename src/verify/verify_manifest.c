@@ -3,6 +3,8 @@
  * the neutral description, using the reader's accessors only.
  */
 #include <inttypes.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "common/error.h"
@@ -170,23 +172,140 @@ nomem:
 			     " of the manifest", ri);
 }
 
-int cgs_verify_manifest(const struct cgs_manifest *m,
-			struct cgs_verify_stats *stats, struct cgs_error *err)
+/* Read rank index ri out of the manifest and prove it. */
+static int verify_one(const struct cgs_manifest *m, uint32_t ri,
+		      struct cgs_verify_stats *stats, struct cgs_error *err)
+{
+	struct cgs_verify_rank_storage st;
+	int rc = cgs_verify_rank_from_manifest(&st, m, ri, err);
+
+	if (rc)
+		return rc;
+	rc = cgs_verify_rank_check(&st.view, stats, err);
+	cgs_verify_rank_storage_release(&st);
+	return rc;
+}
+
+/*
+ * Ranks shared out to threads.  Each takes the next rank index; indices
+ * are handed out in increasing order, so once a rank has failed, a
+ * thread whose next index lies above it stops, and the lowest failing
+ * rank's message is the one reported, as on one thread.
+ */
+struct verify_pool {
+	const struct cgs_manifest *m;
+	uint32_t n;
+	atomic_uint next;
+	pthread_mutex_t lock;
+	uint32_t failed;              /* lowest failing index; n: none */
+	int rc;
+	struct cgs_error err;         /* the lowest failing rank's */
+};
+
+struct verify_worker {
+	struct verify_pool *pool;
+	struct cgs_verify_stats stats;
+	pthread_t thread;
+};
+
+static void *verify_work(void *arg)
+{
+	struct verify_worker *w = arg;
+	struct verify_pool *pool = w->pool;
+	struct cgs_error err;
+
+	for (;;) {
+		uint32_t ri = atomic_fetch_add(&pool->next, 1), failed;
+		int rc;
+
+		if (ri >= pool->n)
+			break;
+		pthread_mutex_lock(&pool->lock);
+		failed = pool->failed;
+		pthread_mutex_unlock(&pool->lock);
+		if (ri > failed)
+			break;
+		err = (struct cgs_error){0};
+		rc = verify_one(pool->m, ri, &w->stats, &err);
+		if (rc) {
+			pthread_mutex_lock(&pool->lock);
+			if (ri < pool->failed) {
+				pool->failed = ri;
+				pool->rc = rc;
+				pool->err = err;
+			}
+			pthread_mutex_unlock(&pool->lock);
+			break;
+		}
+	}
+	return NULL;
+}
+
+int cgs_verify_manifest_jobs(const struct cgs_manifest *m, unsigned jobs,
+			     struct cgs_verify_stats *stats,
+			     struct cgs_error *err)
 {
 	const struct cgs_manifest_info *in;
-	struct cgs_verify_rank_storage st;
+	struct verify_pool pool;
+	struct verify_worker *w;
 	uint32_t ri;
+	unsigned i, started;
 	int rc = 0;
 
 	if (!m)
 		return cgs_error_set(err, CGS_E_ARG, "no manifest to verify");
 	in = cgs_manifest_info(m);
-	for (ri = 0; ri < in->n_ranks && rc == 0; ri++) {
-		rc = cgs_verify_rank_from_manifest(&st, m, ri, err);
-		if (rc)
-			break;
-		rc = cgs_verify_rank_check(&st.view, stats, err);
-		cgs_verify_rank_storage_release(&st);
+	if (jobs > in->n_ranks)
+		jobs = in->n_ranks;
+	if (jobs <= 1) {
+		for (ri = 0; ri < in->n_ranks && rc == 0; ri++)
+			rc = verify_one(m, ri, stats, err);
+		return rc;
 	}
+	w = calloc(jobs, sizeof(*w));
+	if (!w)
+		return cgs_error_set(err, CGS_E_NOMEM,
+				     "out of memory verifying on %u threads",
+				     jobs);
+	pool = (struct verify_pool){.m = m, .n = in->n_ranks,
+				    .failed = in->n_ranks};
+	atomic_init(&pool.next, 0);
+	if (pthread_mutex_init(&pool.lock, NULL) != 0) {
+		free(w);
+		return cgs_verify_manifest_jobs(m, 1, stats, err);
+	}
+	/* the calling thread is worker 0; fewer threads where one fails to
+	 * start (the others take its ranks) */
+	for (i = 1, started = 1; i < jobs; i++) {
+		w[started].pool = &pool;
+		if (pthread_create(&w[started].thread, NULL, verify_work,
+				   &w[started]) == 0)
+			started++;
+	}
+	w[0].pool = &pool;
+	verify_work(&w[0]);
+	for (i = 1; i < started; i++)
+		pthread_join(w[i].thread, NULL);
+	pthread_mutex_destroy(&pool.lock);
+	if (pool.failed < pool.n) {
+		rc = pool.rc;
+		if (err)
+			*err = pool.err;
+	} else if (stats) {
+		for (i = 0; i < started; i++) {
+			stats->ranks += w[i].stats.ranks;
+			stats->orders += w[i].stats.orders;
+			stats->events += w[i].stats.events;
+			stats->ranges += w[i].stats.ranges;
+			stats->pairs += w[i].stats.pairs;
+		}
+	}
+	free(w);
 	return rc;
+}
+
+int cgs_verify_manifest(const struct cgs_manifest *m,
+			struct cgs_verify_stats *stats, struct cgs_error *err)
+{
+	return cgs_verify_manifest_jobs(m, 1, stats, err);
 }

@@ -47,7 +47,7 @@ _cgslot()
 	plan) opts="--format --limit --max-slots --per-rank-slots --slot-maps --explore-slots --jobs" ;;
 	compile) opts="--output --limit --jobs" ;;
 	report | dump) opts="--format" ;;
-	verify) opts="--limit" ;;
+	verify) opts="--limit --jobs" ;;
 	plot) opts="--output --rank --microbatches --variants" ;;
 	replay) opts="--rank --iterations --seed --device --overlap-test --overrun-test" ;;
 	pack) opts="--output --capacity --time-limit" ;;
