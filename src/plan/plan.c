@@ -321,6 +321,7 @@ struct placed_work {
 	uint32_t *map, rows, used, slots;
 	uint64_t *slot_offset;       /* [c * slots + s] */
 	struct cgs_placed_classes cls;   /* the same, by gradient classes */
+	struct cgs_placed_classes blk;   /* microbatches in blocks */
 	struct cgs_error err;
 	int rc;
 };
@@ -510,7 +511,8 @@ static int try_map_on_ring(struct trial_pool *pool, struct trial_work *t,
  * The ring's plan with a placed map (placed.c), its slots at the offsets
  * it found (slot_offset[c * pw->slots + s]), when it takes strictly
  * fewer bytes: on the smallest ring of the search that holds its slots,
- * which captures the fewest graphs.
+ * which captures the fewest graphs.  Every map placed.c gives has a row
+ * per count and chunk.
  */
 static int try_placed(struct trial_pool *pool, struct trial_work *t,
 		      const struct cgs_rank_work *x,
@@ -524,7 +526,7 @@ static int try_placed(struct trial_pool *pool, struct trial_work *t,
 
 	if (!placed || S != (used > t->lowest_ring ? used : t->lowest_ring))
 		return 0;
-	map = slot_map_copy(&t->plan, placed, pw->rows);
+	map = slot_map_copy(&t->plan, placed, x->chunks);
 	hint = calloc((uint64_t)x->chunks * S + 1, sizeof(*hint));
 	if (!map || !hint) {
 		free(map);
@@ -536,7 +538,7 @@ static int try_placed(struct trial_pool *pool, struct trial_work *t,
 		for (s = 0; s < used; s++)
 			hint[c * S + s] = slot_offset[c * pw->slots + s];
 	t->hint = hint;
-	rc = try_map(pool, t, map, pw->rows, first_fit);
+	rc = try_map(pool, t, map, x->chunks, first_fit);
 	t->hint = NULL;
 	free(hint);
 	return rc;
@@ -553,6 +555,9 @@ static int try_placed_map(struct trial_pool *pool, struct trial_work *t,
 	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes)
 		rc = try_placed(pool, t, x, pw, pw->cls.map, pw->cls.used,
 				pw->cls.slot_offset, first_fit);
+	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes)
+		rc = try_placed(pool, t, x, pw, pw->blk.map, pw->blk.used,
+				pw->blk.slot_offset, first_fit);
 	return rc;
 }
 
@@ -584,7 +589,7 @@ static void run_placed(struct trial_pool *pool, uint32_t i)
 		pw->rc = cgs_slot_map_placed(&x, rp.slots > lowest, &pw->map,
 					     &pw->rows, &pw->used,
 					     &pw->slot_offset, &pw->cls,
-					     &pw->err);
+					     &pw->blk, &pw->err);
 	pw->slots = rp.slots;
 	rank_work_release(&x);
 	rank_outputs_release(&rp);
@@ -1230,6 +1235,8 @@ static void trials_release(struct trial_pool *pool)
 		free(pool->placed[i].slot_offset);
 		free(pool->placed[i].cls.map);
 		free(pool->placed[i].cls.slot_offset);
+		free(pool->placed[i].blk.map);
+		free(pool->placed[i].blk.slot_offset);
 	}
 	free(pool->placed);
 	pool->placed = NULL;
