@@ -66,6 +66,8 @@
 #define PLACED_MAX_UNITS (1u << 20)
 /* Nor orders whose candidate lists would take more (16 bytes each). */
 #define PLACED_MAX_CANDS (1ull << 22)
+/* Blocks: most (chunk, block, side, parity) keys (4 bytes each). */
+#define PLACED_MAX_BLOCK_KEYS (1ull << 22)
 
 #define NONE UINT32_MAX
 
@@ -926,24 +928,74 @@ out:
  * blocks, a group takes the one whose slots (chunk, block, side, gradient
  * parity) its members already have, else the one that makes the fewest
  * new, most recently freed first; never a slot whose last holder's
- * backward comes right before the member's in some order.  *found 0
- * where no chunk is smaller, sizes do not divide, or a chunk would need
- * more slots than the ring.  On the bench's q40 rank 3 (one layer a
+ * backward comes right before the member's in some order.  No map
+ * (out_blocks->map stays NULL) where no chunk is smaller, the sizes do
+ * not divide, or a chunk would need more slots than the ring.  On the
+ * bench's q40 rank 3 (one layer a
  * chunk, chunk 0's frames twice chunk 1's) it lays out the longest order
  * on 27 blocks, the peak of 53 grains plus one, where placing frames one
  * by one found nothing below 55.
  */
+/* The blocks' state (placed_blocks). */
+struct blocks {
+	const struct placed *pl;
+	const uint32_t *item_of;
+	uint32_t width, most, mm;   /* longest count, blocks, largest m */
+	uint32_t *m;                /* per chunk: microbatches a block */
+	uint32_t *fw;               /* per chunk: the longest order's count */
+	uint32_t *slot_id;          /* per key: slot of its chunk, or NONE */
+	uint32_t *holder;           /* [c * S + s]: the slot's last item */
+};
+
+static uint64_t block_key(const struct blocks *bl, uint32_t c, uint32_t b,
+			  uint32_t side, uint32_t par)
+{
+	return (((uint64_t)c * bl->most + b) * bl->mm + side) * 2 + par;
+}
+
+/*
+ * How many slots group g of chunk c would add in block b, or NONE where
+ * one of its members may not take the slot there (the holder's backward
+ * comes right before its own in some order).
+ */
+static uint32_t block_cost(const struct blocks *bl, uint32_t c, uint32_t g,
+			   uint32_t b)
+{
+	const struct placed *pl = bl->pl;
+	uint32_t side, added = 0, j;
+
+	for (side = 0; side < bl->m[c] && g * bl->m[c] + side < bl->fw[c];
+	     side++) {
+		uint32_t it = bl->item_of[c * bl->width + g * bl->m[c] + side],
+			 s = bl->slot_id[block_key(bl, c, b, side,
+						   pl->par ? pl->par[it] : 0)],
+			 h;
+
+		if (s == NONE) {
+			added++;
+			continue;
+		}
+		h = bl->holder[c * pl->S + s];
+		for (j = pl->pred_first[it];
+		     h != NONE && j < pl->pred_first[it + 1]; j++)
+			if (pl->pred[j] == h)
+				return NONE;
+	}
+	return added;
+}
+
 static int placed_blocks(struct placed *pl, const struct cgs_rank_plan *rp,
 			 const uint32_t *item_of, uint32_t width,
 			 uint32_t most, uint64_t grain,
 			 struct cgs_placed_classes *out_blocks)
 {
+	struct blocks bl = {.pl = pl, .item_of = item_of, .width = width,
+			    .most = most, .mm = 1};
 	uint32_t M = pl->M, S = pl->S, F = pl->F, R = rp->n_reachable,
-		 big = 0, mm = 1, c, k, i, j, b, n_blocks = 0, o, *m = NULL,
-		 *kk = NULL, *group_block = NULL,
-		 *n_slots = NULL, *item_slot = NULL, *holder = NULL,
-		 *slot_id = NULL, *out = NULL, *fw = NULL, any = 0;
-	uint64_t *offs = NULL, *freed_at = NULL, cells, n_keys;
+		 big = 0, c, k, i, j, b, n_blocks = 0, o, *kk = NULL,
+		 *group_block = NULL, *n_slots = NULL, *item_slot = NULL,
+		 *out = NULL, any = 0;
+	uint64_t *offs = NULL, *freed_at = NULL, n_keys;
 	uint8_t *busy = NULL;
 	int rc = CGS_E_NOMEM;
 
@@ -954,120 +1006,93 @@ static int placed_blocks(struct placed *pl, const struct cgs_rank_plan *rp,
 		if (big % pl->unit[c])
 			return 0;
 		any |= big != pl->unit[c];
-		if (big / pl->unit[c] > mm)
-			mm = big / pl->unit[c];
+		if (big / pl->unit[c] > bl.mm)
+			bl.mm = big / pl->unit[c];
 	}
-	if (!any)
+	/* no more blocks are live than microbatches in flight */
+	n_keys = (uint64_t)M * most * bl.mm * 2;
+	if (!any || n_keys > PLACED_MAX_BLOCK_KEYS)
 		return 0;
-	/*
-	 * slots are keyed by (chunk, block, side, parity); no more blocks
-	 * are live than microbatches in flight
-	 */
-	n_keys = (uint64_t)M * most * mm * 2;
-	if (n_keys > CGS_SLOT_MAP_MAX_CELLS)
-		return 0;
-	m = calloc(M + 1, sizeof(*m));
+	bl.m = calloc(M + 1, sizeof(*bl.m));
+	bl.fw = calloc(M + 1, sizeof(*bl.fw));
+	bl.slot_id = malloc((n_keys + 1) * sizeof(*bl.slot_id));
+	bl.holder = malloc(((uint64_t)M * S + 1) * sizeof(*bl.holder));
 	kk = calloc(F + 1, sizeof(*kk));
-	fw = calloc(M + 1, sizeof(*fw));
 	group_block = malloc(((uint64_t)M * width + 1) * sizeof(*group_block));
 	freed_at = calloc(most + 1, sizeof(*freed_at));
 	busy = calloc(most + 1, 1);
 	n_slots = calloc(M + 1, sizeof(*n_slots));
 	item_slot = calloc(F + 1, sizeof(*item_slot));
-	slot_id = malloc((n_keys + 1) * sizeof(*slot_id));
-	holder = malloc(((uint64_t)M * S + 1) * sizeof(*holder));
 	offs = calloc((uint64_t)M * S + 1, sizeof(*offs));
-	if (!m || !kk || !fw || !group_block || !freed_at ||
-	    !busy || !n_slots || !item_slot || !slot_id || !holder || !offs)
+	if (!bl.m || !bl.fw || !bl.slot_id || !bl.holder || !kk ||
+	    !group_block || !freed_at || !busy || !n_slots || !item_slot ||
+	    !offs)
 		goto out;
 	for (c = 0; c < M; c++)
-		m[c] = big / pl->unit[c];
+		bl.m[c] = big / pl->unit[c];
 	for (i = 0; i < F; i++)
-		kk[i] = fw[pl->chunk[i]]++;
-	memset(group_block, 0xff, ((uint64_t)M * width + 1) * sizeof(*group_block));
-	memset(slot_id, 0xff, (n_keys + 1) * sizeof(*slot_id));
-	memset(holder, 0xff, ((uint64_t)M * S + 1) * sizeof(*holder));
+		kk[i] = bl.fw[pl->chunk[i]]++;
+	memset(bl.slot_id, 0xff, (n_keys + 1) * sizeof(*bl.slot_id));
+	memset(bl.holder, 0xff, ((uint64_t)M * S + 1) * sizeof(*bl.holder));
 	rc = 0;
 	for (i = 0; i < F; i++) {
-		uint32_t g, side, best = NONE, best_new = NONE;
+		uint32_t g, side, key, best = NONE, best_cost = NONE;
 
-		/* the backwards before forward i free their groups' blocks */
+		/*
+		 * the backwards before forward i; a group's block is free
+		 * once its last member in the order has ended
+		 */
 		for (j = pl->free_first[i]; j < pl->free_first[i + 1]; j++) {
 			uint32_t it = pl->free_items[j], ic = pl->chunk[it];
-			uint32_t last = (kk[it] / m[ic] + 1) * m[ic] - 1;
 
-			/* a group ends with its last member in the order */
-			if (kk[it] == last || kk[it] + 1 == fw[ic]) {
-				b = group_block[ic * width + kk[it] / m[ic]];
+			if ((kk[it] + 1) % bl.m[ic] == 0 ||
+			    kk[it] + 1 == bl.fw[ic]) {
+				b = group_block[ic * width + kk[it] / bl.m[ic]];
 				busy[b] = 0;
 				freed_at[b] = i + 1;
 			}
 		}
 		c = pl->chunk[i];
-		g = kk[i] / m[c];
-		side = kk[i] % m[c];
+		g = kk[i] / bl.m[c];
+		side = kk[i] % bl.m[c];
 		if (side == 0) {
-			/* a block for the group: fewest new slots, then latest freed */
-			for (b = 0; b <= n_blocks && b < most; b++) {
-				uint32_t new_slots = 0, s2, ok = 1;
+			/* the free block adding fewest slots, latest freed */
+			for (b = 0; b < n_blocks; b++) {
+				uint32_t cost = busy[b] ? NONE
+						: block_cost(&bl, c, g, b);
 
-				if (b < n_blocks && busy[b])
-					continue;
-				if (b == n_blocks && best != NONE)
-					break;
-				for (s2 = 0; s2 < m[c] && g * m[c] + s2 < fw[c]; s2++) {
-					uint32_t it = item_of[c * width + g * m[c] + s2],
-						 p = pl->par ? pl->par[it] : 0, h;
-					uint64_t key = (((uint64_t)c * most + b) * mm +
-							s2) * 2 + p;
-
-					if (slot_id[key] == NONE) {
-						new_slots++;
-						continue;
-					}
-					h = holder[c * S + slot_id[key]];
-					for (j = pl->pred_first[it];
-					     h != NONE && j < pl->pred_first[it + 1]; j++)
-						if (pl->pred[j] == h)
-							ok = 0;
-				}
-				if (!ok)
-					continue;
-				if (best == NONE || new_slots < best_new ||
-				    (new_slots == best_new &&
-				     freed_at[b] > freed_at[best])) {
+				if (cost != NONE &&
+				    (best == NONE || cost < best_cost ||
+				     (cost == best_cost &&
+				      freed_at[b] > freed_at[best]))) {
 					best = b;
-					best_new = new_slots;
+					best_cost = cost;
 				}
 			}
+			if (best == NONE && n_blocks < most)
+				best = n_blocks++;
 			if (best == NONE)
 				goto out;
-			if (best == n_blocks)
-				n_blocks++;
 			busy[best] = 1;
 			group_block[c * width + g] = best;
 		}
 		b = group_block[c * width + g];
-		{
-			uint32_t p = pl->par ? pl->par[i] : 0;
-			uint64_t key = (((uint64_t)c * most + b) * mm + side) * 2 + p;
-
-			if (slot_id[key] == NONE) {
-				if (n_slots[c] == S)
-					goto out;
-				slot_id[key] = n_slots[c];
-				offs[c * S + n_slots[c]] =
-					((uint64_t)b * big +
-					 (uint64_t)side * pl->unit[c]) * grain;
-				n_slots[c]++;
-			}
-			item_slot[i] = slot_id[key];
-			holder[c * S + slot_id[key]] = i;
+		key = (uint32_t)block_key(&bl, c, b, side,
+					  pl->par ? pl->par[i] : 0);
+		if (bl.slot_id[key] == NONE) {
+			if (n_slots[c] == S)
+				goto out;
+			bl.slot_id[key] = n_slots[c];
+			offs[c * S + n_slots[c]] =
+				((uint64_t)b * big +
+				 (uint64_t)side * pl->unit[c]) * grain;
+			n_slots[c]++;
 		}
+		item_slot[i] = bl.slot_id[key];
+		bl.holder[c * S + bl.slot_id[key]] = i;
 	}
 	rc = CGS_E_NOMEM;
-	cells = (uint64_t)R * M * width;
-	out = malloc((cells + 1) * sizeof(*out));
+	out = malloc(((uint64_t)R * M * width + 1) * sizeof(*out));
 	if (!out)
 		goto out;
 	for (o = 0; o < R; o++)
@@ -1085,16 +1110,16 @@ static int placed_blocks(struct placed *pl, const struct cgs_rank_plan *rp,
 	offs = NULL;
 	rc = 0;
 out:
-	free(m);
+	free(bl.m);
+	free(bl.fw);
+	free(bl.slot_id);
+	free(bl.holder);
 	free(kk);
-	free(fw);
 	free(group_block);
 	free(freed_at);
 	free(busy);
 	free(n_slots);
 	free(item_slot);
-	free(slot_id);
-	free(holder);
 	free(offs);
 	free(out);
 	return rc;
