@@ -34,7 +34,9 @@
  *
  * The map's slots keep the offsets the search gave them; the packing
  * takes them (pack.c) when they are a layout of the conflicts and beat
- * its own.  Uniform frames gain nothing here: the colours map already
+ * its own.  Where every chunk's microbatch is a whole fraction of the
+ * largest, the longest order is also laid out in blocks of the largest
+ * (placed_blocks, below), which leave no holes a big frame cannot use.  Uniform frames gain nothing here: the colours map already
  * reaches the peak of the order there.
  */
 #include <stdlib.h>

@@ -252,10 +252,14 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
  * (when not NULL) takes the same layout with its slots split by gradient
  * classes (placed.c, gradient_classes), so that the gradient frames take
  * two or three colours, where that fits the ring; cls->map NULL
- * otherwise.
+ * otherwise.  *blocks (when not NULL) takes, whether or not the placed
+ * map was found, the longest order laid out in blocks of the largest
+ * microbatch, where every chunk's microbatch is a whole fraction of it
+ * (placed.c, placed_blocks); blocks->map NULL where that does not apply
+ * or needs more slots than the ring.
  */
 struct cgs_placed_classes {
-	uint32_t *map, used;          /* rows and stride as the placed map's */
+	uint32_t *map, used;          /* a row per count and chunk */
 	uint64_t *slot_offset;
 };
 int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
