@@ -866,16 +866,40 @@ out:
 	return rc;
 }
 
+/*
+ * Every order's rows of a map from the slot of each of the longest
+ * order's items: row (o, c) holds the slot of microbatch k of chunk c for
+ * k below order o's count (a nested order takes the longest one's), 0
+ * past it.  NULL when out of memory.
+ */
+static uint32_t *map_of_items(const struct cgs_rank_plan *rp, uint32_t M,
+			      const uint32_t *item_of, uint32_t width,
+			      const uint32_t *item_slot)
+{
+	uint32_t R = rp->n_reachable, o, c, k,
+		 *out = malloc(((uint64_t)R * M * width + 1) * sizeof(*out));
+
+	if (!out)
+		return NULL;
+	for (o = 0; o < R; o++)
+		for (c = 0; c < M; c++)
+			for (k = 0; k < width; k++)
+				out[((uint64_t)o * M + c) * width + k] =
+					k < rp->reachable[o] ?
+					item_slot[item_of[c * width + k]] : 0;
+	return out;
+}
+
 /* The map with gradient classes (cls), where they fit the ring. */
 static int placed_classes(struct placed *pl, const struct cgs_rank_plan *rp,
 			  const uint32_t *item_of, uint32_t width,
 			  uint64_t grain, struct cgs_placed_classes *cls)
 {
-	uint32_t R = rp->n_reachable, M = pl->M, S = pl->S, o, c, k, s,
+	uint32_t M = pl->M, S = pl->S, c, s,
 		 *item_slot = calloc(pl->F + 1, sizeof(*item_slot)),
 		 *slot_group = calloc((uint64_t)M * S + 1, sizeof(*slot_group)),
 		 *n_slots = calloc(M + 1, sizeof(*n_slots)), *out = NULL;
-	uint64_t cells = (uint64_t)R * M * width, *offs = NULL;
+	uint64_t *offs = NULL;
 	int rc = CGS_E_NOMEM, fits = 0;
 
 	if (!item_slot || !slot_group || !n_slots)
@@ -885,16 +909,10 @@ static int placed_classes(struct placed *pl, const struct cgs_rank_plan *rp,
 	if (rc || !fits)
 		goto out;
 	rc = CGS_E_NOMEM;
-	out = malloc((cells + 1) * sizeof(*out));
+	out = map_of_items(rp, M, item_of, width, item_slot);
 	offs = calloc((uint64_t)M * S + 1, sizeof(*offs));
 	if (!out || !offs)
 		goto out;
-	for (o = 0; o < R; o++)
-		for (c = 0; c < M; c++)
-			for (k = 0; k < width; k++)
-				out[((uint64_t)o * M + c) * width + k] =
-					k < rp->reachable[o] ?
-					item_slot[item_of[c * width + k]] : 0;
 	for (c = 0; c < M; c++) {
 		for (s = 0; s < n_slots[c]; s++)
 			offs[c * S + s] = (uint64_t)pl->pal_pos[
@@ -993,8 +1011,8 @@ static int placed_blocks(struct placed *pl, const struct cgs_rank_plan *rp,
 {
 	struct blocks bl = {.pl = pl, .item_of = item_of, .width = width,
 			    .most = most, .mm = 1};
-	uint32_t M = pl->M, S = pl->S, F = pl->F, R = rp->n_reachable,
-		 big = 0, c, k, i, j, b, n_blocks = 0, o, *kk = NULL,
+	uint32_t M = pl->M, S = pl->S, F = pl->F,
+		 big = 0, c, i, j, b, n_blocks = 0, *kk = NULL,
 		 *group_block = NULL, *n_slots = NULL, *item_slot = NULL,
 		 *out = NULL, any = 0;
 	uint64_t *offs = NULL, *freed_at = NULL, n_keys;
@@ -1094,15 +1112,9 @@ static int placed_blocks(struct placed *pl, const struct cgs_rank_plan *rp,
 		bl.holder[c * S + bl.slot_id[key]] = i;
 	}
 	rc = CGS_E_NOMEM;
-	out = malloc(((uint64_t)R * M * width + 1) * sizeof(*out));
+	out = map_of_items(rp, M, item_of, width, item_slot);
 	if (!out)
 		goto out;
-	for (o = 0; o < R; o++)
-		for (c = 0; c < M; c++)
-			for (k = 0; k < width; k++)
-				out[((uint64_t)o * M + c) * width + k] =
-					k < rp->reachable[o] ?
-					item_slot[item_of[c * width + k]] : 0;
 	for (c = 0; c < M; c++)
 		if (n_slots[c] > out_blocks->used)
 			out_blocks->used = n_slots[c];
@@ -1136,7 +1148,7 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	const struct cgs_rank_plan *rp = x->rp;
 	struct placed pl = {.M = x->chunks, .S = x->slots};
 	uint32_t R = rp->n_reachable, width = rp->reachable[R - 1], M = x->chunks,
-		 c, l, o, k, i, *unit = calloc(M + 1, sizeof(*unit)),
+		 c, l, o, i, *unit = calloc(M + 1, sizeof(*unit)),
 		 *item_of = NULL, *out = NULL, widths[PLACED_STEPS + 1], wi,
 		 n_widths = 1, top, peak = 0, live = 0,
 		 in_flight = 0, most = 0;
@@ -1292,17 +1304,10 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	if (!found)
 		goto out;
 	rc = CGS_E_NOMEM;
-	out = malloc((cells + 1) * sizeof(*out));
+	out = map_of_items(rp, M, item_of, width, pl.slot);
 	offs = calloc((uint64_t)M * pl.S + 1, sizeof(*offs));
 	if (!out || !offs)
 		goto fail;
-	for (o = 0; o < R; o++)
-		for (c = 0; c < M; c++)
-			for (k = 0; k < width; k++) {
-				i = k < rp->reachable[o] ?
-				    pl.slot[item_of[c * width + k]] : 0;
-				out[((uint64_t)o * M + c) * width + k] = i;
-			}
 	for (c = 0; c < M; c++) {
 		for (i = 0; i < pl.n_pal[c]; i++)
 			offs[c * pl.S + i] = (uint64_t)pl.pal_pos[c * pl.S + i] *
