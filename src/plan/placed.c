@@ -934,28 +934,6 @@ out:
 	return rc;
 }
 
-/*
- * Blocks: where one chunk's microbatches are a whole multiple of
- * another's (m = big / unit), m consecutive microbatches of the smaller
- * chunk (k = m j .. m j + m - 1) share one block of the largest size,
- * microbatch k at side k mod m of it, and every chunk's microbatches take
- * blocks: the longest order's groups are then intervals of one size, and
- * taking any free block at each group's first forward needs no more
- * blocks than groups live at once (the left-edge rule).  Microbatches of
- * several sizes placed one by one leave holes the big ones cannot use;
- * blocks leave none but the sides of a group whose members are not all
- * live, so the width is that of the peak in groups.  Among the free
- * blocks, a group takes the one whose slots (chunk, block, side, gradient
- * parity) its members already have, else the one that makes the fewest
- * new, most recently freed first; never a slot whose last holder's
- * backward comes right before the member's in some order.  No map
- * (out_blocks->map stays NULL) where no chunk is smaller, the sizes do
- * not divide, or a chunk would need more slots than the ring.  On the
- * bench's q40 rank 3 (one layer a
- * chunk, chunk 0's frames twice chunk 1's) it lays out the longest order
- * on 27 blocks, the peak of 53 grains plus one, where placing frames one
- * by one found nothing below 55.
- */
 /* The blocks' state (placed_blocks). */
 struct blocks {
 	const struct placed *pl;
@@ -1004,6 +982,27 @@ static uint32_t block_cost(const struct blocks *bl, uint32_t c, uint32_t g,
 	return added;
 }
 
+/*
+ * Blocks: where one chunk's microbatches are a whole multiple of
+ * another's (m = big / unit), m consecutive microbatches of the smaller
+ * chunk (k = m j .. m j + m - 1) share one block of the largest size,
+ * microbatch k at side k mod m of it, and every chunk's microbatches take
+ * blocks: the longest order's groups are then intervals of one size, and
+ * taking any free block at each group's first forward needs no more
+ * blocks than groups live at once (the left-edge rule).  Microbatches of
+ * several sizes placed one by one leave holes the big ones cannot use;
+ * blocks leave none but the sides of a group whose members are not all
+ * live, so the width is that of the peak in groups.  Among the free
+ * blocks, a group takes the one whose slots (chunk, block, side, gradient
+ * parity) its members already have, else the one that makes the fewest
+ * new, most recently freed first; never a slot whose last holder's
+ * backward comes right before the member's in some order.  No map
+ * (out_blocks->map stays NULL) where no chunk is smaller, the sizes do
+ * not divide, or a chunk would need more slots than the ring.  On the
+ * bench's q40 rank 3 (one layer a chunk, chunk 0's frames twice chunk
+ * 1's) it lays out the longest order on 27 blocks, the peak of 53 grains
+ * plus one, where placing frames one by one found nothing below 55.
+ */
 static int placed_blocks(struct placed *pl, const struct cgs_rank_plan *rp,
 			 const uint32_t *item_of, uint32_t width,
 			 uint32_t most, uint64_t grain,
