@@ -1139,7 +1139,7 @@ out:
 }
 
 int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
-			uint32_t **map, uint32_t *rows, uint32_t *used,
+			uint32_t **map, uint32_t *used,
 			uint64_t **slot_offset, struct cgs_placed_classes *cls,
 			struct cgs_placed_classes *blocks,
 			struct cgs_error *err)
@@ -1158,7 +1158,6 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 
 	*map = NULL;
 	*slot_offset = NULL;
-	*rows = 0;
 	*used = 0;
 	if (cls)
 		memset(cls, 0, sizeof(*cls));
@@ -1316,7 +1315,6 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	}
 	*map = out;
 	*slot_offset = offs;
-	*rows = M;
 	out = NULL;
 	offs = NULL;
 	rc = 0;

@@ -318,7 +318,7 @@ struct rank_orders_work {
  * slots below `used` serve every ring from `used` up.
  */
 struct placed_work {
-	uint32_t *map, rows, used, slots;
+	uint32_t *map, used, slots;   /* a row per count and chunk */
 	uint64_t *slot_offset;       /* [c * slots + s] */
 	struct cgs_placed_classes cls;   /* the same, by gradient classes */
 	struct cgs_placed_classes blk;   /* microbatches in blocks */
@@ -587,8 +587,7 @@ static void run_placed(struct trial_pool *pool, uint32_t i)
 		pw->rc = frame_sizes(&x, &pw->err);
 	if (pw->rc == 0)
 		pw->rc = cgs_slot_map_placed(&x, rp.slots > lowest, &pw->map,
-					     &pw->rows, &pw->used,
-					     &pw->slot_offset, &pw->cls,
+					     &pw->used, &pw->slot_offset, &pw->cls,
 					     &pw->blk, &pw->err);
 	pw->slots = rp.slots;
 	rank_work_release(&x);

@@ -263,7 +263,7 @@ struct cgs_placed_classes {
 	uint64_t *slot_offset;
 };
 int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
-			uint32_t **map, uint32_t *rows, uint32_t *used,
+			uint32_t **map, uint32_t *used,
 			uint64_t **slot_offset, struct cgs_placed_classes *cls,
 			struct cgs_placed_classes *blocks,
 			struct cgs_error *err);
