@@ -43,6 +43,7 @@ struct kind_view {
 	uint64_t clique_nodes;
 	int want_floor;               /* the clique even without the engine */
 	const uint64_t *hint;         /* item offsets to take if valid, or NULL */
+	const uint64_t *frame_hint;   /* the same per frame (needs frames) */
 	/*
 	 * Items of one chunk are numbered together, this many per chunk:
 	 * item i is of chunk i / items_per_chunk (0: no charges floor).
@@ -169,6 +170,34 @@ static uint64_t hint_bytes(const struct kind_view *kv, const uint64_t *size)
 			if (size[j] && cgs_bit_test(row, j) &&
 			    kv->hint[i] < kv->hint[j] + size[j] &&
 			    kv->hint[j] < kv->hint[i] + size[i])
+				return 0;
+	}
+	return top;
+}
+
+/*
+ * The height of the layout kv->frame_hint gives the frames, or 0 when it
+ * is not one (as hint_bytes, on the frame conflicts).
+ */
+static uint64_t frame_hint_bytes(const struct kind_view *kv,
+				 const uint64_t *size)
+{
+	const uint64_t *at = kv->frame_hint;
+	uint32_t n = kv->frames->n, i, j;
+	uint64_t top = 0;
+
+	for (i = 0; i < n; i++) {
+		const uint64_t *row = cgs_graph_row(kv->frames, i);
+
+		if (size[i] == 0)
+			continue;
+		if (at[i] % kv->align != 0)
+			return 0;
+		if (at[i] + size[i] > top)
+			top = at[i] + size[i];
+		for (j = i + 1; j < n; j++)
+			if (size[j] && cgs_bit_test(row, j) &&
+			    at[i] < at[j] + size[j] && at[j] < at[i] + size[i])
 				return 0;
 	}
 	return top;
@@ -432,6 +461,15 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 			       n * sizeof(*off));
 		}
 	}
+	if (kv->frame_hint && kv->frames) {
+		total = frame_hint_bytes(kv, frame_size);
+		if (total && total < best) {
+			best = total;
+			by_frames = 1;
+			memcpy(foff, kv->frame_hint,
+			       kv->n_frames * sizeof(*foff));
+		}
+	}
 	/*
 	 * The clique bounds the layout: the engine need not run at it, and
 	 * the ring search prunes by it (its conflict lists cap the engine)
@@ -594,6 +632,7 @@ static int bytes_without_sharing(struct cgs_rank_work *x,
 	saved_ff.dsa_nodes = grad_ff.dsa_nodes = 0;
 	saved_ff.clique_nodes = grad_ff.clique_nodes = 0;
 	saved_ff.hint = NULL;   /* each variant alone is first-fit's figure */
+	saved_ff.frame_hint = NULL;
 	*without = 0;
 	if (!class_of || !bytes)
 		goto out;
@@ -681,6 +720,7 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		.align = x->align, .dsa_nodes = x->opt->pack_budget,
 		.clique_nodes = x->opt->colour_budget,
 		.want_floor = x->want_floor, .hint = x->group_offset_hint,
+		.frame_hint = x->frame_offset_hint,
 		.items_per_chunk = x->slots};
 	/* gradient frames are their own items: BY_COLOUR is per frame */
 	struct kind_view grad_view = {

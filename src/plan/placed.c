@@ -1138,10 +1138,324 @@ out:
 	return rc;
 }
 
+/* Seeds a split tries before it takes one W place more. */
+#define PLACED_SPLIT_SEEDS 8u
+/* W places tried above the most microbatches in flight. */
+#define PLACED_SPLIT_EXTRA 2u
+
+/* The split's state (placed_split): places, slots and who holds them. */
+struct split {
+	uint32_t n_w, n_z, S;
+	uint8_t *w_busy, *z_busy;
+	uint32_t *w_freed, *z_freed;  /* the forward before which it freed */
+	uint8_t *has_w, *has_z;      /* [c * n_w + w], [c * n_z + z] */
+	uint32_t *slot_w, *slot_z;   /* [c * S + s]; slot_z NONE: no Z part */
+	uint32_t *holder, *n_slots;
+	uint32_t *item_slot;
+};
+
+/*
+ * A free place of `n` (busy[p] zero): with seed 0 the one freed last
+ * (freed[p]), else one the chunk's slots already use (has[p]), ties
+ * drawn at random.  NONE where none is free.
+ */
+static uint32_t split_place(const uint8_t *busy, const uint8_t *has,
+			    const uint32_t *freed, uint32_t n, uint32_t *seed)
+{
+	uint32_t p, pick = NONE, best = 2, ties = 0;
+
+	for (p = 0; p < n; p++) {
+		uint32_t score = has[p] ? 0 : 1;
+
+		if (busy[p])
+			continue;
+		if (*seed == 0) {
+			if (pick == NONE || freed[p] > freed[pick])
+				pick = p;
+			continue;
+		}
+		if (score > best)
+			continue;
+		if (score < best) {
+			best = score;
+			ties = 0;
+		}
+		if (next_random(seed) % ++ties == 0)
+			pick = p;
+	}
+	return pick;
+}
+
+/*
+ * One pass of the split over the longest order with n_w W places and a
+ * seed (0: new slots at the places freed last): 1 when every forward
+ * found a slot, 0 when some chunk would need more slots than the ring.
+ */
+static int split_pass(const struct placed *pl, struct split *sp,
+		      const uint8_t *in_z, uint32_t seed)
+{
+	uint32_t M = pl->M, S = sp->S, i, j, c, s;
+	uint32_t *slot_of = sp->item_slot;
+
+	memset(sp->w_busy, 0, sp->n_w);
+	memset(sp->z_busy, 0, sp->n_z);
+	memset(sp->w_freed, 0, sp->n_w * sizeof(*sp->w_freed));
+	memset(sp->z_freed, 0, sp->n_z * sizeof(*sp->z_freed));
+	memset(sp->has_w, 0, (uint64_t)M * sp->n_w);
+	memset(sp->has_z, 0, (uint64_t)M * sp->n_z);
+	memset(sp->n_slots, 0, M * sizeof(*sp->n_slots));
+	for (i = 0; i < pl->F; i++) {
+		uint32_t best = NONE, best_holder = 0, w, z;
+
+		for (j = pl->free_first[i]; j < pl->free_first[i + 1]; j++) {
+			uint32_t it = pl->free_items[j],
+				 g = pl->chunk[it] * S + slot_of[it];
+
+			sp->w_busy[sp->slot_w[g]] = 0;
+			sp->w_freed[sp->slot_w[g]] = i + 1;
+			if (sp->slot_z[g] != NONE) {
+				sp->z_busy[sp->slot_z[g]] = 0;
+				sp->z_freed[sp->slot_z[g]] = i + 1;
+			}
+		}
+		c = pl->chunk[i];
+		/* the free slot held last, unless its holder may not hand */
+		for (s = 0; s < sp->n_slots[c]; s++) {
+			uint32_t g = c * S + s, h = sp->holder[g], k;
+
+			if (sp->w_busy[sp->slot_w[g]] ||
+			    (sp->slot_z[g] != NONE && sp->z_busy[sp->slot_z[g]]))
+				continue;
+			for (k = pl->pred_first[i]; k < pl->pred_first[i + 1];
+			     k++)
+				if (pl->pred[k] == h)
+					break;
+			if (k < pl->pred_first[i + 1])
+				continue;
+			if (best == NONE || h + 1 > best_holder) {
+				best = s;
+				best_holder = h + 1;
+			}
+		}
+		if (best == NONE) {
+			if (sp->n_slots[c] == S)
+				return 0;
+			w = split_place(sp->w_busy, sp->has_w + c * sp->n_w,
+					sp->w_freed, sp->n_w, &seed);
+			z = in_z[c] ? split_place(sp->z_busy,
+						  sp->has_z + c * sp->n_z,
+						  sp->z_freed, sp->n_z, &seed)
+				    : NONE;
+			/* no more live than places: cannot happen */
+			if (w == NONE || (in_z[c] && z == NONE))
+				return 0;
+			best = sp->n_slots[c]++;
+			sp->slot_w[c * S + best] = w;
+			sp->slot_z[c * S + best] = z;
+			sp->has_w[c * sp->n_w + w] = 1;
+			if (z != NONE)
+				sp->has_z[c * sp->n_z + z] = 1;
+		}
+		sp->holder[c * S + best] = i;
+		slot_of[i] = best;
+		sp->w_busy[sp->slot_w[c * S + best]] = 1;
+		if (sp->slot_z[c * S + best] != NONE)
+			sp->z_busy[sp->slot_z[c * S + best]] = 1;
+	}
+	return 1;
+}
+
+/*
+ * Split: where one chunk's microbatch is bigger than another's but its
+ * layers after the first come close to that whole microbatch, the first
+ * layers go to places of their own (Z) and the rest share places (W)
+ * with the smaller chunks' whole microbatches.  A W place is as wide as
+ * the widest part it takes, and there are as many as microbatches in
+ * flight; Z places as many as microbatches in flight of the chunks that
+ * have a Z part.  A slot is one W place (and one Z place); a forward
+ * takes its chunk's free slot held last (never one whose last holder's
+ * backward comes right before its own in some order), else a new slot
+ * at the places freed last; where that needs more slots than the ring,
+ * passes with new slots at free places its chunk's slots already use,
+ * else any, drawn at random, then one W place more.  Which chunks split is chosen by the bytes the places take.
+ * On the bench's q12 rank 1 (three layers a chunk: 2280, 1672 and 1672
+ * MiB, and 1140 MiB each) 33 W places of 3420 MiB and 24 Z places of
+ * 2280 MiB take 1.011 times the saved frames' bound, where whole
+ * microbatches placed one by one found 1.019.  No map (out->map NULL)
+ * where no split takes fewer bytes than whole microbatches in as many
+ * places, or no pass fits the ring.
+ */
+static int placed_split(struct placed *pl, const struct cgs_rank_work *x,
+			const struct cgs_rank_plan *rp,
+			const uint32_t *item_of, uint32_t width,
+			struct cgs_placed_split *out)
+{
+	uint32_t M = pl->M, S = pl->S, c, l, i, j, mask, best_mask = 0,
+		 in_flight = 0, peak = 0, peak_z, best_peak_z = 0, seed,
+		 n_w, L_max = 0, *n_live = NULL;
+	uint64_t whole = 0, w_size, z_size, best_w = 0, best_z = 0,
+		 best_bytes, bytes, *offs = NULL;
+	uint8_t in_z[32] = {0};
+	struct split sp = {.S = S};
+	int rc = CGS_E_NOMEM, fits = 0;
+
+	if (M < 2 || M > 16)
+		return 0;
+	n_live = calloc((uint64_t)M * (pl->F + 1) + 1, sizeof(*n_live));
+	if (!n_live)
+		return CGS_E_NOMEM;
+	/* microbatches in flight at each forward, all and per chunk */
+	for (i = 0; i < pl->F; i++) {
+		for (j = pl->free_first[i]; j < pl->free_first[i + 1]; j++) {
+			n_live[(uint64_t)M * pl->F + pl->chunk[pl->free_items[j]]]--;
+			in_flight--;
+		}
+		n_live[(uint64_t)M * pl->F + pl->chunk[i]]++;
+		if (++in_flight > peak)
+			peak = in_flight;
+		for (c = 0; c < M; c++)
+			n_live[(uint64_t)i * M + c] =
+				n_live[(uint64_t)M * pl->F + c];
+	}
+	for (c = 0; c < M; c++) {
+		uint64_t b = 0;
+
+		for (l = 0; l < x->s->layers[c]; l++)
+			b += x->saved_bytes[x->layer_base[c] + l];
+		if (b > whole)
+			whole = b;
+		if (x->s->layers[c] > L_max)
+			L_max = x->s->layers[c];
+	}
+	best_bytes = (uint64_t)peak * whole;
+	/* each set of chunks whose first layer goes to a Z place */
+	for (mask = 1; mask < (1u << M); mask++) {
+		w_size = z_size = 0;
+		for (c = 0; c < M; c++) {
+			uint32_t first = (mask >> c) & 1;
+			uint64_t w = 0;
+
+			if (first && x->s->layers[c] < 2)
+				break;
+			for (l = first; l < x->s->layers[c]; l++)
+				w += x->saved_bytes[x->layer_base[c] + l];
+			if (w > w_size)
+				w_size = w;
+			if (first && x->saved_bytes[x->layer_base[c]] > z_size)
+				z_size = x->saved_bytes[x->layer_base[c]];
+		}
+		if (c < M)
+			continue;
+		peak_z = 0;
+		for (i = 0; i < pl->F; i++) {
+			uint32_t n = 0;
+
+			for (c = 0; c < M; c++)
+				if ((mask >> c) & 1)
+					n += n_live[(uint64_t)i * M + c];
+			if (n > peak_z)
+				peak_z = n;
+		}
+		bytes = (uint64_t)peak * w_size + (uint64_t)peak_z * z_size;
+		if (bytes < best_bytes) {
+			best_bytes = bytes;
+			best_mask = mask;
+			best_w = w_size;
+			best_z = z_size;
+			best_peak_z = peak_z;
+		}
+	}
+	free(n_live);
+	n_live = NULL;
+	rc = 0;
+	if (!best_mask)
+		goto out;
+	for (c = 0; c < M; c++)
+		in_z[c] = (best_mask >> c) & 1;
+	rc = CGS_E_NOMEM;
+	sp.n_z = best_peak_z;
+	sp.w_busy = calloc(peak + PLACED_SPLIT_EXTRA + 1, 1);
+	sp.z_busy = calloc(sp.n_z + 1, 1);
+	sp.w_freed = calloc(peak + PLACED_SPLIT_EXTRA + 1,
+			    sizeof(*sp.w_freed));
+	sp.z_freed = calloc(sp.n_z + 1, sizeof(*sp.z_freed));
+	sp.has_w = calloc((uint64_t)M * (peak + PLACED_SPLIT_EXTRA) + 1, 1);
+	sp.has_z = calloc((uint64_t)M * sp.n_z + 1, 1);
+	sp.slot_w = calloc((uint64_t)M * S + 1, sizeof(*sp.slot_w));
+	sp.slot_z = calloc((uint64_t)M * S + 1, sizeof(*sp.slot_z));
+	sp.holder = calloc((uint64_t)M * S + 1, sizeof(*sp.holder));
+	sp.n_slots = calloc(M + 1, sizeof(*sp.n_slots));
+	sp.item_slot = calloc(pl->F + 1, sizeof(*sp.item_slot));
+	if (!sp.w_busy || !sp.z_busy || !sp.w_freed || !sp.z_freed ||
+	    !sp.has_w || !sp.has_z ||
+	    !sp.slot_w || !sp.slot_z || !sp.holder || !sp.n_slots ||
+	    !sp.item_slot)
+		goto out;
+	for (n_w = peak; n_w <= peak + PLACED_SPLIT_EXTRA && !fits; n_w++) {
+		sp.n_w = n_w;
+		for (seed = 0; seed <= PLACED_SPLIT_SEEDS && !fits; seed++)
+			fits = split_pass(pl, &sp, in_z, seed * 2654435761u);
+	}
+	rc = 0;
+	if (!fits)
+		goto out;
+	rc = CGS_E_NOMEM;
+	offs = calloc((uint64_t)M * S * L_max + 1, sizeof(*offs));
+	out->map = map_of_items(rp, M, item_of, width, sp.item_slot);
+	if (!offs || !out->map)
+		goto out;
+	/* W places from 0, Z places above them; a part's layers in order */
+	for (c = 0; c < M; c++) {
+		for (i = 0; i < sp.n_slots[c]; i++) {
+			uint32_t g = c * S + i;
+			uint64_t at = (uint64_t)sp.slot_w[g] * best_w;
+
+			for (l = 0; l < x->s->layers[c]; l++) {
+				uint64_t *o = &offs[(uint64_t)g * L_max + l];
+
+				if (l == 0 && in_z[c]) {
+					*o = (uint64_t)sp.n_w * best_w +
+					     (uint64_t)sp.slot_z[g] * best_z;
+					continue;
+				}
+				*o = at;
+				at += x->saved_bytes[x->layer_base[c] + l];
+			}
+		}
+		if (sp.n_slots[c] > out->used)
+			out->used = sp.n_slots[c];
+	}
+	out->frame_offset = offs;
+	out->layers = L_max;
+	offs = NULL;
+	rc = 0;
+out:
+	if (rc || !out->frame_offset) {
+		free(out->map);
+		out->map = NULL;
+		out->used = 0;
+	}
+	free(n_live);
+	free(offs);
+	free(sp.w_busy);
+	free(sp.z_busy);
+	free(sp.w_freed);
+	free(sp.z_freed);
+	free(sp.has_w);
+	free(sp.has_z);
+	free(sp.slot_w);
+	free(sp.slot_z);
+	free(sp.holder);
+	free(sp.n_slots);
+	free(sp.item_slot);
+	return rc;
+}
+
 int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 			uint32_t **map, uint32_t *used,
 			uint64_t **slot_offset, struct cgs_placed_classes *cls,
 			struct cgs_placed_classes *blocks,
+			struct cgs_placed_split *split,
 			struct cgs_error *err)
 {
 	const struct cgs_rank_plan *rp = x->rp;
@@ -1268,6 +1582,8 @@ int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 	if (rc == 0 && blocks)
 		rc = placed_blocks(&pl, rp, item_of, width, most, grain,
 				   blocks);
+	if (rc == 0 && split)
+		rc = placed_split(&pl, x, rp, item_of, width, split);
 	if (rc)
 		goto fail;
 	/* a dive through every forward fits in the nodes */

@@ -302,6 +302,8 @@ struct trial_work {
 	uint32_t lowest_ring;
 	/* the group offsets of the placed map being tried, or NULL */
 	const uint64_t *hint;
+	/* frame offsets a split map came with (try_split), else NULL */
+	const uint64_t *frame_hint;
 	struct cgs_error err;
 	int rc;
 };
@@ -322,6 +324,7 @@ struct placed_work {
 	uint64_t *slot_offset;       /* [c * slots + s] */
 	struct cgs_placed_classes cls;   /* the same, by gradient classes */
 	struct cgs_placed_classes blk;   /* microbatches in blocks */
+	struct cgs_placed_split split;   /* first layers apart */
 	struct cgs_error err;
 	int rc;
 };
@@ -422,6 +425,7 @@ static int plan_with_map(struct trial_pool *pool, struct trial_work *t,
 	y.opt = opt;
 	y.bytes_only = opt == &pool->first_fit;
 	y.group_offset_hint = t->hint;
+	y.frame_offset_hint = t->frame_hint;
 	rc = plan_rank(&y, &t->err);
 	rank_work_release(&y);
 	return rc;
@@ -544,7 +548,47 @@ static int try_placed(struct trial_pool *pool, struct trial_work *t,
 	return rc;
 }
 
-/* The rank's placed map, then the same by gradient classes. */
+/*
+ * The ring's plan with the split map (placed.c), every saved frame at the
+ * offset it found, on the same terms as try_placed.
+ */
+static int try_split(struct trial_pool *pool, struct trial_work *t,
+		     const struct cgs_rank_work *x,
+		     const struct placed_work *pw, int first_fit)
+{
+	const struct cgs_placed_split *sp = &pw->split;
+	uint32_t S = x->slots, c, s, l, *map;
+	uint64_t *hint;
+	int rc;
+
+	if (!sp->map ||
+	    S != (sp->used > t->lowest_ring ? sp->used : t->lowest_ring))
+		return 0;
+	map = slot_map_copy(&t->plan, sp->map, x->chunks);
+	hint = calloc((uint64_t)t->plan.n_saved + 1, sizeof(*hint));
+	if (!map || !hint) {
+		free(map);
+		free(hint);
+		return cgs_error_set(&t->err, CGS_E_NOMEM,
+				     "out of memory for a slot map");
+	}
+	/* frames of slots the map leaves unused are never live: offset 0 */
+	for (c = 0; c < x->chunks; c++)
+		for (s = 0; s < sp->used; s++)
+			for (l = 0; l < x->s->layers[c]; l++)
+				hint[x->layer_base[c] * S +
+				     s * x->s->layers[c] + l] =
+					sp->frame_offset[((uint64_t)c *
+							  pw->slots + s) *
+							 sp->layers + l];
+	t->frame_hint = hint;
+	rc = try_map(pool, t, map, x->chunks, first_fit);
+	t->frame_hint = NULL;
+	free(hint);
+	return rc;
+}
+
+/* The rank's placed map, the same by gradient classes, blocks, split. */
 static int try_placed_map(struct trial_pool *pool, struct trial_work *t,
 			  const struct cgs_rank_work *x, int first_fit)
 {
@@ -558,6 +602,8 @@ static int try_placed_map(struct trial_pool *pool, struct trial_work *t,
 	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes)
 		rc = try_placed(pool, t, x, pw, pw->blk.map, pw->blk.used,
 				pw->blk.slot_offset, first_fit);
+	if (rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes)
+		rc = try_split(pool, t, x, pw, first_fit);
 	return rc;
 }
 
@@ -588,7 +634,7 @@ static void run_placed(struct trial_pool *pool, uint32_t i)
 	if (pw->rc == 0)
 		pw->rc = cgs_slot_map_placed(&x, rp.slots > lowest, &pw->map,
 					     &pw->used, &pw->slot_offset, &pw->cls,
-					     &pw->blk, &pw->err);
+					     &pw->blk, &pw->split, &pw->err);
 	pw->slots = rp.slots;
 	rank_work_release(&x);
 	rank_outputs_release(&rp);
@@ -1236,6 +1282,8 @@ static void trials_release(struct trial_pool *pool)
 		free(pool->placed[i].cls.slot_offset);
 		free(pool->placed[i].blk.map);
 		free(pool->placed[i].blk.slot_offset);
+		free(pool->placed[i].split.map);
+		free(pool->placed[i].split.frame_offset);
 	}
 	free(pool->placed);
 	pool->placed = NULL;

@@ -72,6 +72,11 @@ struct cgs_rank_work {
 	 * conflicts with fewer bytes than its own.
 	 */
 	const uint64_t *group_offset_hint;
+	/*
+	 * Offsets of every saved frame a split map came with, or NULL:
+	 * packing takes them on the same terms.
+	 */
+	const uint64_t *frame_offset_hint;
 
 	/* frame sizes, aligned, per layer index layer_base[c] + l */
 	uint64_t *saved_bytes;          /* maximum over variants */
@@ -256,16 +261,29 @@ int cgs_slot_map_lowest_free(const struct cgs_rank_work *x, int mode,
  * map was found, the longest order laid out in blocks of the largest
  * microbatch, where every chunk's microbatch is a whole fraction of it
  * (placed.c, placed_blocks); blocks->map NULL where that does not apply
- * or needs more slots than the ring.
+ * or needs more slots than the ring.  *split (when not NULL) likewise
+ * takes the longest order with the first layers of the bigger chunks
+ * apart from the rest (placed.c, placed_split); split->map NULL where
+ * that saves nothing or needs more slots than the ring.
  */
 struct cgs_placed_classes {
 	uint32_t *map, used;          /* a row per count and chunk */
 	uint64_t *slot_offset;
 };
+/*
+ * A split map (placed.c): a row per count and chunk, and the offset of
+ * each slot's layers, frame_offset[(c * S + s) * layers + l] (S the ring
+ * the map was found on).
+ */
+struct cgs_placed_split {
+	uint32_t *map, used, layers;
+	uint64_t *frame_offset;
+};
 int cgs_slot_map_placed(const struct cgs_rank_work *x, int guided,
 			uint32_t **map, uint32_t *used,
 			uint64_t **slot_offset, struct cgs_placed_classes *cls,
 			struct cgs_placed_classes *blocks,
+			struct cgs_placed_split *split,
 			struct cgs_error *err);
 
 /*
