@@ -36,8 +36,11 @@
  * takes them (pack.c) when they are a layout of the conflicts and beat
  * its own.  Where every chunk's microbatch is a whole fraction of the
  * largest, the longest order is also laid out in blocks of the largest
- * (placed_blocks, below), which leave no holes a big frame cannot use.  Uniform frames gain nothing here: the colours map already
- * reaches the peak of the order there.
+ * (placed_blocks, below), which leave no holes a big frame cannot use,
+ * and with the bigger chunks' first layers apart from places the rest
+ * shares with the smaller chunks' whole microbatches (placed_split).
+ * Uniform frames gain nothing here: the colours map already reaches the
+ * peak of the order there.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -1277,11 +1280,13 @@ static int split_pass(const struct placed *pl, struct split *sp,
  * backward comes right before its own in some order), else a new slot
  * at the places freed last; where that needs more slots than the ring,
  * passes with new slots at free places its chunk's slots already use,
- * else any, drawn at random, then one W place more.  Which chunks split is chosen by the bytes the places take.
- * On the bench's q12 rank 1 (three layers a chunk: 2280, 1672 and 1672
- * MiB, and 1140 MiB each) 33 W places of 3420 MiB and 24 Z places of
- * 2280 MiB take 1.011 times the saved frames' bound, where whole
- * microbatches placed one by one found 1.019.  No map (out->map NULL)
+ * else any, drawn at random, then one W place more.  Which chunks split
+ * is chosen by the bytes the places take.  On the bench's q12 rank 1
+ * (three layers a chunk: 2280, 1672 and 1672 MiB, and 1140 MiB each)
+ * 33 W places of 3420 MiB and 24 Z places of 2280 MiB take 1.011 times
+ * the saved frames' bound, where whole microbatches placed one by one
+ * found 1.019 (and the packing lays the map's conflicts out at the
+ * bound itself).  No map (out->map NULL)
  * where no split takes fewer bytes than whole microbatches in as many
  * places, or no pass fits the ring.
  */
@@ -1307,7 +1312,8 @@ static int placed_split(struct placed *pl, const struct cgs_rank_work *x,
 	/* microbatches in flight at each forward, all and per chunk */
 	for (i = 0; i < pl->F; i++) {
 		for (j = pl->free_first[i]; j < pl->free_first[i + 1]; j++) {
-			n_live[(uint64_t)M * pl->F + pl->chunk[pl->free_items[j]]]--;
+			c = pl->chunk[pl->free_items[j]];
+			n_live[(uint64_t)M * pl->F + c]--;
 			in_flight--;
 		}
 		n_live[(uint64_t)M * pl->F + pl->chunk[i]]++;
