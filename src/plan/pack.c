@@ -148,50 +148,23 @@ static int colour_regions_bytes(const struct kind_view *kv,
 }
 
 /*
- * The height of the layout kv->hint gives the items, or 0 when it is
- * not one: an offset off the alignment, or two items in conflict that
- * share a byte.
+ * The height of the layout `at` gives the vertices of g (sizes `size`),
+ * or 0 when it is not one: an offset off the alignment, or two vertices
+ * in conflict that share a byte.  kv->hint is such a layout of the items,
+ * kv->frame_hint of the frames.
  */
-static uint64_t hint_bytes(const struct kind_view *kv, const uint64_t *size)
+static uint64_t layout_height(const struct cgs_graph *g, const uint64_t *at,
+			      const uint64_t *size, uint64_t align)
 {
-	uint32_t n = kv->items->n, i, j;
+	uint32_t n = g->n, i, j;
 	uint64_t top = 0;
 
 	for (i = 0; i < n; i++) {
-		const uint64_t *row = cgs_graph_row(kv->items, i);
+		const uint64_t *row = cgs_graph_row(g, i);
 
 		if (size[i] == 0)
 			continue;
-		if (kv->hint[i] % kv->align != 0)
-			return 0;
-		if (kv->hint[i] + size[i] > top)
-			top = kv->hint[i] + size[i];
-		for (j = i + 1; j < n; j++)
-			if (size[j] && cgs_bit_test(row, j) &&
-			    kv->hint[i] < kv->hint[j] + size[j] &&
-			    kv->hint[j] < kv->hint[i] + size[i])
-				return 0;
-	}
-	return top;
-}
-
-/*
- * The height of the layout kv->frame_hint gives the frames, or 0 when it
- * is not one (as hint_bytes, on the frame conflicts).
- */
-static uint64_t frame_hint_bytes(const struct kind_view *kv,
-				 const uint64_t *size)
-{
-	const uint64_t *at = kv->frame_hint;
-	uint32_t n = kv->frames->n, i, j;
-	uint64_t top = 0;
-
-	for (i = 0; i < n; i++) {
-		const uint64_t *row = cgs_graph_row(kv->frames, i);
-
-		if (size[i] == 0)
-			continue;
-		if (at[i] % kv->align != 0)
+		if (at[i] % align != 0)
 			return 0;
 		if (at[i] + size[i] > top)
 			top = at[i] + size[i];
@@ -452,7 +425,7 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 	/* single frames colour by colour, or items that are single frames */
 	assert(best <= *colour_bytes);
 	if (kv->hint) {
-		total = hint_bytes(kv, size);
+		total = layout_height(kv->items, kv->hint, size, kv->align);
 		if (total && total < best) {
 			best = total;
 			best_t = ITEM_ORDERS + 1;
@@ -462,7 +435,8 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 		}
 	}
 	if (kv->frame_hint && kv->frames) {
-		total = frame_hint_bytes(kv, frame_size);
+		total = layout_height(kv->frames, kv->frame_hint, frame_size,
+				      kv->align);
 		if (total && total < best) {
 			best = total;
 			by_frames = 1;

@@ -518,6 +518,33 @@ static int try_map_on_ring(struct trial_pool *pool, struct trial_work *t,
  * which captures the fewest graphs.  Every map placed.c gives has a row
  * per count and chunk.
  */
+/*
+ * The start of try_placed and try_split: where the placed map (its
+ * slots `used`) is tried on t's ring, the smallest of the search that
+ * holds them, *map its copy and *hint n offsets, zero; else both NULL.
+ */
+static int placed_start(struct trial_work *t, const struct cgs_rank_work *x,
+			const uint32_t *placed, uint32_t used, uint64_t n,
+			uint32_t **map, uint64_t **hint)
+{
+	*map = NULL;
+	*hint = NULL;
+	if (!placed ||
+	    x->slots != (used > t->lowest_ring ? used : t->lowest_ring))
+		return 0;
+	*map = slot_map_copy(&t->plan, placed, x->chunks);
+	*hint = calloc(n + 1, sizeof(**hint));
+	if (!*map || !*hint) {
+		free(*map);
+		free(*hint);
+		*map = NULL;
+		*hint = NULL;
+		return cgs_error_set(&t->err, CGS_E_NOMEM,
+				     "out of memory for a slot map");
+	}
+	return 0;
+}
+
 static int try_placed(struct trial_pool *pool, struct trial_work *t,
 		      const struct cgs_rank_work *x,
 		      const struct placed_work *pw, const uint32_t *placed,
@@ -526,18 +553,11 @@ static int try_placed(struct trial_pool *pool, struct trial_work *t,
 {
 	uint32_t S = x->slots, c, s, *map;
 	uint64_t *hint;
-	int rc;
+	int rc = placed_start(t, x, placed, used, (uint64_t)x->chunks * S,
+			      &map, &hint);
 
-	if (!placed || S != (used > t->lowest_ring ? used : t->lowest_ring))
-		return 0;
-	map = slot_map_copy(&t->plan, placed, x->chunks);
-	hint = calloc((uint64_t)x->chunks * S + 1, sizeof(*hint));
-	if (!map || !hint) {
-		free(map);
-		free(hint);
-		return cgs_error_set(&t->err, CGS_E_NOMEM,
-				     "out of memory for a slot map");
-	}
+	if (rc || !map)
+		return rc;
 	for (c = 0; c < x->chunks; c++)
 		for (s = 0; s < used; s++)
 			hint[c * S + s] = slot_offset[c * pw->slots + s];
@@ -559,19 +579,11 @@ static int try_split(struct trial_pool *pool, struct trial_work *t,
 	const struct cgs_placed_split *sp = &pw->split;
 	uint32_t S = x->slots, c, s, l, *map;
 	uint64_t *hint;
-	int rc;
+	int rc = placed_start(t, x, sp->map, sp->used, t->plan.n_saved, &map,
+			      &hint);
 
-	if (!sp->map ||
-	    S != (sp->used > t->lowest_ring ? sp->used : t->lowest_ring))
-		return 0;
-	map = slot_map_copy(&t->plan, sp->map, x->chunks);
-	hint = calloc((uint64_t)t->plan.n_saved + 1, sizeof(*hint));
-	if (!map || !hint) {
-		free(map);
-		free(hint);
-		return cgs_error_set(&t->err, CGS_E_NOMEM,
-				     "out of memory for a slot map");
-	}
+	if (rc || !map)
+		return rc;
 	/* frames of slots the map leaves unused are never live: offset 0 */
 	for (c = 0; c < x->chunks; c++)
 		for (s = 0; s < sp->used; s++)
