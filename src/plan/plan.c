@@ -512,13 +512,6 @@ static int try_map_on_ring(struct trial_pool *pool, struct trial_work *t,
 }
 
 /*
- * The ring's plan with a placed map (placed.c), its slots at the offsets
- * it found (slot_offset[c * pw->slots + s]), when it takes strictly
- * fewer bytes: on the smallest ring of the search that holds its slots,
- * which captures the fewest graphs.  Every map placed.c gives has a row
- * per count and chunk.
- */
-/*
  * The start of try_placed and try_split: where the placed map (its
  * slots `used`) is tried on t's ring, the smallest of the search that
  * holds them, *map its copy and *hint n offsets, zero; else both NULL.
@@ -545,6 +538,13 @@ static int placed_start(struct trial_work *t, const struct cgs_rank_work *x,
 	return 0;
 }
 
+/*
+ * The ring's plan with a placed map (placed.c), its slots at the offsets
+ * it found (slot_offset[c * pw->slots + s]), when it takes strictly
+ * fewer bytes: on the smallest ring of the search that holds its slots,
+ * which captures the fewest graphs.  Every map placed.c gives has a row
+ * per count and chunk.
+ */
 static int try_placed(struct trial_pool *pool, struct trial_work *t,
 		      const struct cgs_rank_work *x,
 		      const struct placed_work *pw, const uint32_t *placed,
