@@ -1145,6 +1145,11 @@ out:
 #define PLACED_SPLIT_SEEDS 8u
 /* W places tried above the most microbatches in flight. */
 #define PLACED_SPLIT_EXTRA 2u
+/*
+ * Most chunks a split chooses among: every set of them is weighed, each
+ * over the longest order's forwards (2^M * F * M steps).
+ */
+#define PLACED_SPLIT_MAX_CHUNKS 8u
 
 /* The split's state (placed_split): places, slots and who holds them. */
 struct split {
@@ -1300,11 +1305,11 @@ static int placed_split(struct placed *pl, const struct cgs_rank_work *x,
 		 n_w, L_max = 0, *n_live = NULL;
 	uint64_t whole = 0, w_size, z_size, best_w = 0, best_z = 0,
 		 best_bytes, bytes, *offs = NULL;
-	uint8_t in_z[32] = {0};
+	uint8_t in_z[PLACED_SPLIT_MAX_CHUNKS] = {0};
 	struct split sp = {.S = S};
 	int rc = CGS_E_NOMEM, fits = 0;
 
-	if (M < 2 || M > 16)
+	if (M < 2 || M > PLACED_SPLIT_MAX_CHUNKS)
 		return 0;
 	n_live = calloc((uint64_t)M * (pl->F + 1) + 1, sizeof(*n_live));
 	if (!n_live)
