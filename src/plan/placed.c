@@ -1415,18 +1415,23 @@ static int placed_split(struct placed *pl, const struct cgs_rank_work *x,
 	out->map = map_of_items(rp, M, item_of, width, sp.item_slot);
 	if (!offs || !out->map)
 		goto out;
-	/* W places from 0, Z places above them; a part's layers in order */
+	/*
+	 * W places from 0, Z places above them; a part's layers in order.
+	 * A slot its chunk leaves unused is never live, but its own frames
+	 * still meet one another: it takes W and Z place 0.
+	 */
 	for (c = 0; c < M; c++) {
-		for (i = 0; i < sp.n_slots[c]; i++) {
-			uint32_t g = c * S + i;
-			uint64_t at = (uint64_t)sp.slot_w[g] * best_w;
+		for (i = 0; i < S; i++) {
+			uint32_t g = c * S + i, used = i < sp.n_slots[c];
+			uint64_t at = used ? (uint64_t)sp.slot_w[g] * best_w : 0;
 
 			for (l = 0; l < x->s->layers[c]; l++) {
 				uint64_t *o = &offs[(uint64_t)g * L_max + l];
 
 				if (l == 0 && in_z[c]) {
 					*o = (uint64_t)sp.n_w * best_w +
-					     (uint64_t)sp.slot_z[g] * best_z;
+					     (used ? (uint64_t)sp.slot_z[g] *
+						     best_z : 0);
 					continue;
 				}
 				*o = at;

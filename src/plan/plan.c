@@ -584,9 +584,9 @@ static int try_split(struct trial_pool *pool, struct trial_work *t,
 
 	if (rc || !map)
 		return rc;
-	/* frames of slots the map leaves unused are never live: offset 0 */
+	/* every slot of the ring, those the map leaves unused too */
 	for (c = 0; c < x->chunks; c++)
-		for (s = 0; s < sp->used; s++)
+		for (s = 0; s < S; s++)
 			for (l = 0; l < x->s->layers[c]; l++)
 				hint[x->layer_base[c] * S +
 				     s * x->s->layers[c] + l] =
