@@ -42,6 +42,7 @@
  * Uniform frames gain nothing here: the colours map already reaches the
  * peak of the order there.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -1141,10 +1142,11 @@ out:
 	return rc;
 }
 
-/* Seeds a split tries before it takes one W place more. */
+/* Seeds a split tries before it anneals, then takes one place more. */
 #define PLACED_SPLIT_SEEDS 8u
-/* W places tried above the most microbatches in flight. */
+/* W places, and Z places, tried above the most microbatches in flight. */
 #define PLACED_SPLIT_EXTRA 2u
+#define SPLIT_TRIES ((PLACED_SPLIT_EXTRA + 1) * (PLACED_SPLIT_EXTRA + 1))
 /*
  * Most chunks a split chooses among: every set of them is weighed, each
  * over the longest order's forwards (2^M * F * M steps).
@@ -1274,6 +1276,348 @@ static int split_pass(const struct placed *pl, struct split *sp,
 }
 
 /*
+ * Annealing the Z places, where no greedy pass fits the ring.  The W
+ * places follow the passes' rule (a forward takes the one freed last),
+ * which with as many W places as microbatches in flight is no choice in
+ * the steady state; what is left is which Z place each split microbatch
+ * takes, an interval colouring with as few (W, Z) pairs per chunk as can
+ * be, each pair one slot.  Two moves: one microbatch to another Z place
+ * free over its whole life, or two Z places swapped for every microbatch
+ * that starts between two forwards where neither place is held across.
+ * A move is kept when it takes no more pairs, else with probability
+ * exp(-more / T), T falling from SPLIT_T0 to SPLIT_T1 over the run.  Two
+ * microbatches one of which some order's backward runs right before the
+ * other's may not share a slot: each such pair on one slot costs
+ * SPLIT_BARRED pairs.
+ *
+ * It stops at the first colouring that fits, after SPLIT_ANNEAL_WORK
+ * item visits (a move visits up to every split item), or a quarter of
+ * the way where the chunks are still more than a quarter of a ring over
+ * (as on the bench's q29, where no split fits).  On the bench's q12 rank
+ * 3 (96 split microbatches, 29 W places, ring 48) no greedy pass fits
+ * with 24 or 25 Z places; annealed, 24 take 50 to 52 pairs and 25 fit,
+ * with each of ten seeds, within a third of the 345,921 moves.
+ *
+ * 1 when every chunk fits the ring (sp->item_slot, slot_w, slot_z and
+ * n_slots set as a pass sets them), 0 when not, CGS_E_NOMEM.
+ */
+#define SPLIT_ANNEAL_WORK (1u << 25)
+#define SPLIT_T0 0.2
+#define SPLIT_T1 0.03
+#define SPLIT_BARRED 4
+
+/* Whether some order runs h's backward right before i's. */
+static int split_barred(const struct placed *pl, uint32_t h, uint32_t i)
+{
+	uint32_t p;
+
+	for (p = pl->pred_first[i]; p < pl->pred_first[i + 1]; p++)
+		if (pl->pred[p] == h)
+			return 1;
+	return 0;
+}
+
+static int split_anneal(const struct placed *pl, struct split *sp,
+			const uint8_t *in_z, uint32_t seed)
+{
+	uint32_t F = pl->F, M = pl->M, S = sp->S, nw = sp->n_w, nz = sp->n_z,
+		 *fat = NULL, *wof = NULL, *zof = NULL, *zi = NULL, n_zi = 0,
+		 *adj_first = NULL, *adj = NULL, *bar_first = NULL, *bar = NULL,
+		 *cnt = NULL, *pairs = NULL, *chg = NULL, *seen = NULL,
+		 *free_z = NULL, i, j, k, c, w, z, n_over = 0, stamp = 0;
+	uint64_t it, iters, n_adj = 0, n_bar = 0;
+	int64_t viol = 0;
+	int rc = CGS_E_NOMEM, found = 0;
+
+	fat = calloc(F + 1, sizeof(*fat));
+	wof = calloc(F + 1, sizeof(*wof));
+	zof = calloc(F + 1, sizeof(*zof));
+	zi = calloc(F + 1, sizeof(*zi));
+	adj_first = calloc(F + 2, sizeof(*adj_first));
+	bar_first = calloc(F + 2, sizeof(*bar_first));
+	cnt = calloc((uint64_t)M * nw * nz + 1, sizeof(*cnt));
+	pairs = calloc(M + 1, sizeof(*pairs));
+	chg = calloc(2 * (uint64_t)F + 1, sizeof(*chg));
+	seen = calloc(nz + 1, sizeof(*seen));
+	free_z = calloc(nz + 1, sizeof(*free_z));
+	if (!fat || !wof || !zof || !zi || !adj_first || !bar_first || !cnt ||
+	    !pairs || !chg || !seen || !free_z)
+		goto out;
+	/* when each item is freed (F: after the last forward) */
+	for (i = 0; i < F; i++)
+		fat[i] = F;
+	for (i = 0; i < F; i++)
+		for (j = pl->free_first[i]; j < pl->free_first[i + 1]; j++)
+			fat[pl->free_items[j]] = i;
+	/* the W places, freed last first (ties: the lowest) */
+	memset(sp->w_busy, 0, nw);
+	memset(sp->w_freed, 0, nw * sizeof(*sp->w_freed));
+	for (i = 0; i < F; i++) {
+		uint32_t pick = NONE;
+
+		for (j = pl->free_first[i]; j < pl->free_first[i + 1]; j++) {
+			sp->w_busy[wof[pl->free_items[j]]] = 0;
+			sp->w_freed[wof[pl->free_items[j]]] = i + 1;
+		}
+		for (w = 0; w < nw; w++)
+			if (!sp->w_busy[w] &&
+			    (pick == NONE || sp->w_freed[w] > sp->w_freed[pick]))
+				pick = w;
+		if (pick == NONE) {
+			rc = 0;
+			goto out;
+		}
+		wof[i] = pick;
+		sp->w_busy[pick] = 1;
+		if (in_z[pl->chunk[i]])
+			zi[n_zi++] = i;
+	}
+	/* a chunk without Z parts: a slot per W place, barred pairs apart */
+	for (i = 0; i < F; i++) {
+		c = pl->chunk[i];
+		if (in_z[c])
+			continue;
+		for (j = pl->pred_first[i]; j < pl->pred_first[i + 1]; j++)
+			if (wof[pl->pred[j]] == wof[i]) {
+				rc = 0;
+				goto out;
+			}
+		if (cnt[((uint64_t)c * nw + wof[i]) * nz]++ == 0 &&
+		    ++pairs[c] > S) {
+			rc = 0;
+			goto out;
+		}
+	}
+	/*
+	 * Split items live together (h < i, h freed at or after forward
+	 * i), and barred pairs on one W place, both ways, by position in zi
+	 */
+	for (k = 0; k < 2; k++) {
+		n_adj = n_bar = 0;
+		for (j = 0; j < n_zi; j++) {
+			uint32_t a = zi[j], m;
+
+			adj_first[j] = (uint32_t)n_adj;
+			bar_first[j] = (uint32_t)n_bar;
+			for (m = 0; m < n_zi; m++) {
+				uint32_t b = zi[m];
+
+				if (m == j ||
+				    (b < a ? fat[b] <= a : fat[a] <= b))
+					continue;
+				if (k)
+					adj[n_adj] = m;
+				n_adj++;
+			}
+			for (m = 0; m < n_zi; m++) {
+				uint32_t b = zi[m];
+
+				if (m == j || wof[b] != wof[a] ||
+				    pl->chunk[b] != pl->chunk[a] ||
+				    !(split_barred(pl, a, b) ||
+				      split_barred(pl, b, a)))
+					continue;
+				if (k)
+					bar[n_bar] = m;
+				n_bar++;
+			}
+		}
+		adj_first[n_zi] = (uint32_t)n_adj;
+		bar_first[n_zi] = (uint32_t)n_bar;
+		if (!k) {
+			adj = calloc(n_adj + 1, sizeof(*adj));
+			bar = calloc(n_bar + 1, sizeof(*bar));
+			if (!adj || !bar)
+				goto out;
+		}
+	}
+	/* a first colouring: in start order, a Z place the W place has */
+	for (j = 0; j < n_zi; j++) {
+		uint32_t a = zi[j], pick = NONE;
+		uint64_t base = ((uint64_t)pl->chunk[a] * nw + wof[a]) * nz;
+
+		stamp++;
+		for (k = adj_first[j]; k < adj_first[j + 1]; k++)
+			if (adj[k] < j)
+				seen[zof[zi[adj[k]]]] = stamp;
+		for (z = 0; z < nz; z++)
+			if (seen[z] != stamp &&
+			    (pick == NONE || (cnt[base + z] && !cnt[base + pick])))
+				pick = z;
+		if (pick == NONE) {
+			rc = 0;
+			goto out;
+		}
+		zof[a] = pick;
+		if (cnt[base + pick]++ == 0)
+			pairs[pl->chunk[a]]++;
+	}
+	for (j = 0; j < n_zi; j++)
+		for (k = bar_first[j]; k < bar_first[j + 1]; k++)
+			if (zof[zi[bar[k]]] == zof[zi[j]])
+				viol++;
+	viol /= 2;
+	for (c = 0; c < M; c++)
+		if (in_z[c] && pairs[c] > S)
+			n_over++;
+	iters = n_zi ? SPLIT_ANNEAL_WORK / (n_zi + 1) : 0;
+	for (it = 0; it < iters && !(n_over == 0 && viol == 0); it++) {
+		double T = SPLIT_T0 + (SPLIT_T1 - SPLIT_T0) * (double)it /
+				      (double)iters;
+		uint32_t n_chg = 0, r = next_random(&seed);
+		int64_t delta = 0;
+
+		/* a quarter through, more than a quarter of a ring over: out */
+		if (it == iters / 4) {
+			uint32_t over = 0;
+
+			for (c = 0; c < M; c++)
+				if (in_z[c] && pairs[c] > S)
+					over += pairs[c] - S;
+			if (over > S / 4)
+				break;
+		}
+
+		if (r & 1) {
+			/* one item to a Z place free over its life */
+			uint32_t n_free = 0;
+
+			j = (r >> 1) % n_zi;
+			stamp++;
+			for (k = adj_first[j]; k < adj_first[j + 1]; k++)
+				seen[zof[zi[adj[k]]]] = stamp;
+			for (z = 0; z < nz; z++)
+				if (seen[z] != stamp && z != zof[zi[j]])
+					free_z[n_free++] = z;
+			if (!n_free)
+				continue;
+			chg[0] = j;
+			chg[1] = free_z[next_random(&seed) % n_free];
+			n_chg = 1;
+		} else {
+			/* swap Z places a and b between forwards t1 and t2 */
+			uint32_t t1 = zi[(r >> 1) % n_zi], t2 = F,
+				 a = next_random(&seed) % nz,
+				 b = next_random(&seed) % nz;
+
+			r = next_random(&seed);
+			if (a == b)
+				continue;
+			if (r & 1) {
+				t2 = zi[(r >> 1) % n_zi];
+				if (t2 < t1) {
+					uint32_t t = t1;
+
+					t1 = t2;
+					t2 = t;
+				}
+			}
+			for (j = 0; j < n_zi; j++) {
+				uint32_t h = zi[j];
+
+				if (zof[h] != a && zof[h] != b)
+					continue;
+				if (h < t1 ? fat[h] > t1 :
+				    h < t2 && t2 < F && fat[h] > t2)
+					break;
+				if (h >= t1 && h < t2) {
+					chg[2 * n_chg] = j;
+					chg[2 * n_chg + 1] = zof[h] == a ? b : a;
+					n_chg++;
+				}
+			}
+			if (j < n_zi || !n_chg)
+				continue;
+		}
+		/* apply, counting pairs and barred pairs before and after */
+		for (k = 0; k < n_chg; k++) {
+			uint32_t m = chg[2 * k], a = zi[m], to = chg[2 * k + 1],
+				 from = zof[a], q;
+			uint64_t base = ((uint64_t)pl->chunk[a] * nw + wof[a]) *
+					nz;
+
+			for (q = bar_first[m]; q < bar_first[m + 1]; q++) {
+				uint32_t zb = zof[zi[bar[q]]];
+
+				delta -= (zb == from) * SPLIT_BARRED;
+				delta += (zb == to) * SPLIT_BARRED;
+			}
+			if (--cnt[base + from] == 0) {
+				delta--;
+				pairs[pl->chunk[a]]--;
+			}
+			if (cnt[base + to]++ == 0) {
+				delta++;
+				pairs[pl->chunk[a]]++;
+			}
+			chg[2 * k + 1] = from;
+			zof[a] = to;
+		}
+		if (delta > 0 &&
+		    (double)next_random(&seed) >=
+			    4294967296.0 * exp(-(double)delta / T)) {
+			/* undo, last change first */
+			for (k = n_chg; k-- > 0;) {
+				uint32_t m = chg[2 * k], a = zi[m],
+					 from = chg[2 * k + 1];
+				uint64_t base = ((uint64_t)pl->chunk[a] * nw +
+						 wof[a]) * nz;
+
+				if (--cnt[base + zof[a]] == 0)
+					pairs[pl->chunk[a]]--;
+				if (cnt[base + from]++ == 0)
+					pairs[pl->chunk[a]]++;
+				zof[a] = from;
+			}
+			continue;
+		}
+		viol = 0;
+		n_over = 0;
+		for (j = 0; j < n_zi; j++)
+			for (k = bar_first[j]; k < bar_first[j + 1]; k++)
+				viol += zof[zi[bar[k]]] == zof[zi[j]];
+		for (c = 0; c < M; c++)
+			if (in_z[c] && pairs[c] > S)
+				n_over++;
+	}
+	rc = 0;
+	if (n_over || viol)
+		goto out;
+	/* the slots: each chunk's pairs (W places) in order of first use */
+	memset(sp->n_slots, 0, M * sizeof(*sp->n_slots));
+	memset(cnt, 0xff, ((uint64_t)M * nw * nz + 1) * sizeof(*cnt));
+	for (i = 0; i < F; i++) {
+		uint64_t key;
+
+		c = pl->chunk[i];
+		z = in_z[c] ? zof[i] : 0;
+		key = ((uint64_t)c * nw + wof[i]) * nz + z;
+		if (cnt[key] == NONE) {
+			cnt[key] = sp->n_slots[c]++;
+			sp->slot_w[c * S + cnt[key]] = wof[i];
+			sp->slot_z[c * S + cnt[key]] = in_z[c] ? z : NONE;
+		}
+		sp->item_slot[i] = cnt[key];
+	}
+	found = 1;
+out:
+	free(fat);
+	free(wof);
+	free(zof);
+	free(zi);
+	free(adj_first);
+	free(adj);
+	free(bar_first);
+	free(bar);
+	free(cnt);
+	free(pairs);
+	free(chg);
+	free(seen);
+	free(free_z);
+	return rc ? rc : found;
+}
+
+/*
  * Split: where one chunk's microbatch is bigger than another's but its
  * layers after the first come close to that whole microbatch, the first
  * layers go to places of their own (Z) and the rest share places (W)
@@ -1285,15 +1629,18 @@ static int split_pass(const struct placed *pl, struct split *sp,
  * backward comes right before its own in some order), else a new slot
  * at the places freed last; where that needs more slots than the ring,
  * passes with new slots at free places its chunk's slots already use,
- * else any, drawn at random, then one W place more.  Which chunks split
- * is chosen by the bytes the places take.  On the bench's q12 rank 1
+ * else any, drawn at random, then the Z places annealed (split_anneal),
+ * then one W or Z place more, whichever takes fewer bytes.  Which chunks
+ * split is chosen by the bytes the places take.  On the bench's q12 rank 1
  * (three layers a chunk: 2280, 1672 and 1672 MiB, and 1140 MiB each)
  * 33 W places of 3420 MiB and 24 Z places of 2280 MiB take 1.011 times
  * the saved frames' bound, where whole microbatches placed one by one
  * found 1.019 (and the packing lays the map's conflicts out at the
- * bound itself).  No map (out->map NULL)
- * where no split takes fewer bytes than whole microbatches in as many
- * places, or no pass fits the ring.
+ * bound itself).  On its rank 3 (29 W places, 24 Z places of 2280 MiB)
+ * no pass nor annealing fits the ring of 48; 25 Z places do, annealed,
+ * at 1.028 times the bound (30 W places would take 1140 MiB more).  No
+ * map (out->map NULL) where no split takes fewer bytes than whole
+ * microbatches in as many places, or nothing fits the ring.
  */
 static int placed_split(struct placed *pl, const struct cgs_rank_work *x,
 			const struct cgs_rank_plan *rp,
@@ -1302,11 +1649,15 @@ static int placed_split(struct placed *pl, const struct cgs_rank_work *x,
 {
 	uint32_t M = pl->M, S = pl->S, c, l, i, j, mask, best_mask = 0,
 		 in_flight = 0, peak = 0, peak_z, best_peak_z = 0, seed,
-		 n_w, L_max = 0, *n_live = NULL;
+		 L_max = 0, *n_live = NULL;
 	uint64_t whole = 0, w_size, z_size, best_w = 0, best_z = 0,
 		 best_bytes, bytes, *offs = NULL;
 	uint8_t in_z[PLACED_SPLIT_MAX_CHUNKS] = {0};
 	struct split sp = {.S = S};
+	struct {
+		uint64_t bytes;
+		uint32_t n_w, n_z;
+	} tries[SPLIT_TRIES];
 	int rc = CGS_E_NOMEM, fits = 0;
 
 	if (M < 2 || M > PLACED_SPLIT_MAX_CHUNKS)
@@ -1384,14 +1735,15 @@ static int placed_split(struct placed *pl, const struct cgs_rank_work *x,
 	for (c = 0; c < M; c++)
 		in_z[c] = (best_mask >> c) & 1;
 	rc = CGS_E_NOMEM;
-	sp.n_z = best_peak_z;
 	sp.w_busy = calloc(peak + PLACED_SPLIT_EXTRA + 1, 1);
-	sp.z_busy = calloc(sp.n_z + 1, 1);
+	sp.z_busy = calloc(best_peak_z + PLACED_SPLIT_EXTRA + 1, 1);
 	sp.w_freed = calloc(peak + PLACED_SPLIT_EXTRA + 1,
 			    sizeof(*sp.w_freed));
-	sp.z_freed = calloc(sp.n_z + 1, sizeof(*sp.z_freed));
+	sp.z_freed = calloc(best_peak_z + PLACED_SPLIT_EXTRA + 1,
+			    sizeof(*sp.z_freed));
 	sp.has_w = calloc((uint64_t)M * (peak + PLACED_SPLIT_EXTRA) + 1, 1);
-	sp.has_z = calloc((uint64_t)M * sp.n_z + 1, 1);
+	sp.has_z = calloc((uint64_t)M * (best_peak_z + PLACED_SPLIT_EXTRA) + 1,
+			  1);
 	sp.slot_w = calloc((uint64_t)M * S + 1, sizeof(*sp.slot_w));
 	sp.slot_z = calloc((uint64_t)M * S + 1, sizeof(*sp.slot_z));
 	sp.holder = calloc((uint64_t)M * S + 1, sizeof(*sp.holder));
@@ -1402,10 +1754,36 @@ static int placed_split(struct placed *pl, const struct cgs_rank_work *x,
 	    !sp.slot_w || !sp.slot_z || !sp.holder || !sp.n_slots ||
 	    !sp.item_slot)
 		goto out;
-	for (n_w = peak; n_w <= peak + PLACED_SPLIT_EXTRA && !fits; n_w++) {
-		sp.n_w = n_w;
+	/*
+	 * Every count of W and Z places up to PLACED_SPLIT_EXTRA above the
+	 * most in flight, cheapest first (fewer W places on a tie): one Z
+	 * place more can cost less than one W place more.
+	 */
+	for (i = 0; i < SPLIT_TRIES; i++) {
+		uint32_t dw = i / (PLACED_SPLIT_EXTRA + 1),
+			 dz = i % (PLACED_SPLIT_EXTRA + 1);
+		uint64_t b = (uint64_t)(peak + dw) * best_w +
+			     (uint64_t)(best_peak_z + dz) * best_z;
+
+		/* insertion by bytes; ties keep fewer W places first */
+		for (j = i; j > 0 && tries[j - 1].bytes > b; j--)
+			tries[j] = tries[j - 1];
+		tries[j].bytes = b;
+		tries[j].n_w = peak + dw;
+		tries[j].n_z = best_peak_z + dz;
+	}
+	for (i = 0; i < SPLIT_TRIES && !fits; i++) {
+		sp.n_w = tries[i].n_w;
+		sp.n_z = tries[i].n_z;
 		for (seed = 0; seed <= PLACED_SPLIT_SEEDS && !fits; seed++)
 			fits = split_pass(pl, &sp, in_z, seed * 2654435761u);
+		if (!fits) {
+			fits = split_anneal(pl, &sp, in_z, 2654435761u);
+			if (fits < 0) {
+				rc = fits;
+				goto out;
+			}
+		}
 	}
 	rc = 0;
 	if (!fits)
