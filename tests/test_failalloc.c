@@ -171,6 +171,7 @@ int main(void)
 	rc |= run_schedule("testdata/valid/placed-map/schedule.yaml");
 	rc |= run_schedule("testdata/valid/placed-classes/schedule.yaml");
 	rc |= run_schedule("testdata/valid/split-map/schedule.yaml");
+	rc |= run_schedule("testdata/valid/split-anneal/schedule.yaml");
 	free(clean_manifest);
 	return rc;
 }

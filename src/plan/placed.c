@@ -1291,8 +1291,9 @@ static int split_pass(const struct placed *pl, struct split *sp,
  * SPLIT_BARRED pairs.
  *
  * It stops at the first colouring that fits, after SPLIT_ANNEAL_WORK
- * item visits (a move visits up to every split item), or a quarter of
- * the way where the chunks are still more than a quarter of a ring over
+ * item visits (a move visits up to every split item) or
+ * SPLIT_ANNEAL_MOVES moves per split item, whichever comes first, or a
+ * quarter of the way where the chunks are still more than a quarter of a ring over
  * (as on the bench's q29, where no split fits).  On the bench's q12 rank
  * 3 (96 split microbatches, 29 W places, ring 48) no greedy pass fits
  * with 24 or 25 Z places; annealed, 24 take 50 to 52 pairs and 25 fit,
@@ -1302,6 +1303,7 @@ static int split_pass(const struct placed *pl, struct split *sp,
  * n_slots set as a pass sets them), 0 when not, CGS_E_NOMEM.
  */
 #define SPLIT_ANNEAL_WORK (1u << 25)
+#define SPLIT_ANNEAL_MOVES 4096u
 #define SPLIT_T0 0.2
 #define SPLIT_T1 0.03
 #define SPLIT_BARRED 4
@@ -1461,6 +1463,8 @@ static int split_anneal(const struct placed *pl, struct split *sp,
 		if (in_z[c] && pairs[c] > S)
 			n_over++;
 	iters = n_zi ? SPLIT_ANNEAL_WORK / (n_zi + 1) : 0;
+	if (iters > (uint64_t)SPLIT_ANNEAL_MOVES * n_zi)
+		iters = (uint64_t)SPLIT_ANNEAL_MOVES * n_zi;
 	for (it = 0; it < iters && !(n_over == 0 && viol == 0); it++) {
 		double T = SPLIT_T0 + (SPLIT_T1 - SPLIT_T0) * (double)it /
 				      (double)iters;
