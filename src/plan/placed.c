@@ -1293,8 +1293,8 @@ static int split_pass(const struct placed *pl, struct split *sp,
  * It stops at the first colouring that fits, after SPLIT_ANNEAL_WORK
  * item visits (a move visits up to every split item) or
  * SPLIT_ANNEAL_MOVES moves per split item, whichever comes first, or a
- * quarter of the way where the chunks are still more than a quarter of a ring over
- * (as on the bench's q29, where no split fits).  On the bench's q12 rank
+ * quarter of the way where the chunks are still more than a quarter of
+ * a ring over (as on the bench's q29, where no split fits).  On q12 rank
  * 3 (96 split microbatches, 29 W places, ring 48) no greedy pass fits
  * with 24 or 25 Z places; annealed, 24 take 50 to 52 pairs and 25 fit,
  * with each of ten seeds, within a third of the 345,921 moves.
