@@ -171,7 +171,16 @@ int main(void)
 	rc |= run_schedule("testdata/valid/placed-map/schedule.yaml");
 	rc |= run_schedule("testdata/valid/placed-classes/schedule.yaml");
 	rc |= run_schedule("testdata/valid/split-map/schedule.yaml");
-	rc |= run_schedule("testdata/valid/split-anneal/schedule.yaml");
+	/*
+	 * Its 3817 allocations take 7 s of this test at -O2, but with
+	 * coverage counters they took the test from 162 to 240 s in CI:
+	 * there the annealing's failures are left to the -O2 build, as
+	 * tests/cli_lib.sh leaves the heavy schedules out of that build.
+	 */
+	if (strcmp(getenv("CGS_COVERAGE") ? getenv("CGS_COVERAGE") : "0", "0"))
+		puts("testdata/valid/split-anneal: skipped with coverage counters");
+	else
+		rc |= run_schedule("testdata/valid/split-anneal/schedule.yaml");
 	free(clean_manifest);
 	return rc;
 }
