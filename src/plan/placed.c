@@ -1308,17 +1308,6 @@ static int split_pass(const struct placed *pl, struct split *sp,
 #define SPLIT_T1 0.03
 #define SPLIT_BARRED 4
 
-/* Whether some order runs h's backward right before i's. */
-static int split_barred(const struct placed *pl, uint32_t h, uint32_t i)
-{
-	uint32_t p;
-
-	for (p = pl->pred_first[i]; p < pl->pred_first[i + 1]; p++)
-		if (pl->pred[p] == h)
-			return 1;
-	return 0;
-}
-
 static int split_anneal(const struct placed *pl, struct split *sp,
 			const uint8_t *in_z, uint32_t seed)
 {
@@ -1326,8 +1315,9 @@ static int split_anneal(const struct placed *pl, struct split *sp,
 		 *fat = NULL, *wof = NULL, *zof = NULL, *zi = NULL, n_zi = 0,
 		 *adj_first = NULL, *adj = NULL, *bar_first = NULL, *bar = NULL,
 		 *cnt = NULL, *pairs = NULL, *chg = NULL, *seen = NULL,
-		 *free_z = NULL, i, j, k, c, w, z, n_over = 0, stamp = 0;
-	uint64_t it, iters, n_adj = 0, n_bar = 0;
+		 *free_z = NULL, *pos = NULL, *live = NULL, *adj_at = NULL,
+		 *bar_at = NULL, i, j, k, c, w, z, n_over = 0, stamp = 0;
+	uint64_t it, iters;
 	int64_t viol = 0;
 	int rc = CGS_E_NOMEM, found = 0;
 
@@ -1342,9 +1332,15 @@ static int split_anneal(const struct placed *pl, struct split *sp,
 	chg = calloc(2 * (uint64_t)F + 1, sizeof(*chg));
 	seen = calloc(nz + 1, sizeof(*seen));
 	free_z = calloc(nz + 1, sizeof(*free_z));
+	pos = malloc((F + 1) * sizeof(*pos));
+	live = calloc(F + 1, sizeof(*live));
+	adj_at = calloc(F + 1, sizeof(*adj_at));
+	bar_at = calloc(F + 1, sizeof(*bar_at));
 	if (!fat || !wof || !zof || !zi || !adj_first || !bar_first || !cnt ||
-	    !pairs || !chg || !seen || !free_z)
+	    !pairs || !chg || !seen || !free_z || !pos || !live || !adj_at ||
+	    !bar_at)
 		goto out;
+	memset(pos, 0xff, (F + 1) * sizeof(*pos));
 	/* when each item is freed (F: after the last forward) */
 	for (i = 0; i < F; i++)
 		fat[i] = F;
@@ -1391,46 +1387,63 @@ static int split_anneal(const struct placed *pl, struct split *sp,
 		}
 	}
 	/*
-	 * Split items live together (h < i, h freed at or after forward
-	 * i), and barred pairs on one W place, both ways, by position in zi
+	 * Split items live together, and barred pairs on one W place, as
+	 * lists by position in zi: a sweep in start order keeps the items
+	 * not yet freed (an item freed before a forward is freed before
+	 * every later one), each meeting the next as it starts.  Two
+	 * passes: the counts, then the lists.
 	 */
+	for (j = 0; j < n_zi; j++)
+		pos[zi[j]] = j;
 	for (k = 0; k < 2; k++) {
-		n_adj = n_bar = 0;
-		for (j = 0; j < n_zi; j++) {
-			uint32_t a = zi[j], m;
+		uint32_t n_live = 0;
 
-			adj_first[j] = (uint32_t)n_adj;
-			bar_first[j] = (uint32_t)n_bar;
-			for (m = 0; m < n_zi; m++) {
-				uint32_t b = zi[m];
-
-				if (m == j ||
-				    (b < a ? fat[b] <= a : fat[a] <= b))
-					continue;
-				if (k)
-					adj[n_adj] = m;
-				n_adj++;
+		if (k) {
+			for (j = 0; j < n_zi; j++) {
+				adj_first[j + 1] += adj_first[j];
+				bar_first[j + 1] += bar_first[j];
 			}
-			for (m = 0; m < n_zi; m++) {
-				uint32_t b = zi[m];
-
-				if (m == j || wof[b] != wof[a] ||
-				    pl->chunk[b] != pl->chunk[a] ||
-				    !(split_barred(pl, a, b) ||
-				      split_barred(pl, b, a)))
-					continue;
-				if (k)
-					bar[n_bar] = m;
-				n_bar++;
-			}
-		}
-		adj_first[n_zi] = (uint32_t)n_adj;
-		bar_first[n_zi] = (uint32_t)n_bar;
-		if (!k) {
-			adj = calloc(n_adj + 1, sizeof(*adj));
-			bar = calloc(n_bar + 1, sizeof(*bar));
+			adj = calloc(adj_first[n_zi] + 1, sizeof(*adj));
+			bar = calloc(bar_first[n_zi] + 1, sizeof(*bar));
 			if (!adj || !bar)
 				goto out;
+			/* cursors: where each list's next entry goes */
+			memcpy(adj_at, adj_first, n_zi * sizeof(*adj_at));
+			memcpy(bar_at, bar_first, n_zi * sizeof(*bar_at));
+		}
+		for (j = 0; j < n_zi; j++) {
+			uint32_t a = zi[j], m, keep = 0, p;
+
+			for (m = 0; m < n_live; m++) {
+				uint32_t h = live[m];
+
+				if (fat[zi[h]] <= a)
+					continue;
+				live[keep++] = h;
+				if (k) {
+					adj[adj_at[h]++] = j;
+					adj[adj_at[j]++] = h;
+				} else {
+					adj_first[h + 1]++;
+					adj_first[j + 1]++;
+				}
+			}
+			n_live = keep;
+			live[n_live++] = j;
+			for (p = pl->pred_first[a]; p < pl->pred_first[a + 1];
+			     p++) {
+				uint32_t h = pos[pl->pred[p]];
+
+				if (h == NONE || wof[zi[h]] != wof[a])
+					continue;
+				if (k) {
+					bar[bar_at[h]++] = j;
+					bar[bar_at[j]++] = h;
+				} else {
+					bar_first[h + 1]++;
+					bar_first[j + 1]++;
+				}
+			}
 		}
 	}
 	/* a first colouring: in start order, a Z place the W place has */
@@ -1618,6 +1631,10 @@ out:
 	free(chg);
 	free(seen);
 	free(free_z);
+	free(pos);
+	free(live);
+	free(adj_at);
+	free(bar_at);
 	return rc ? rc : found;
 }
 
