@@ -172,7 +172,7 @@ int main(void)
 	rc |= run_schedule("testdata/valid/placed-classes/schedule.yaml");
 	rc |= run_schedule("testdata/valid/split-map/schedule.yaml");
 	/*
-	 * Its 3817 allocations take 7 s of this test at -O2, but with
+	 * Its 3825 allocations take 7 s of this test at -O2, but with
 	 * coverage counters they took the test from 162 to 240 s in CI:
 	 * there the annealing's failures are left to the -O2 build, as
 	 * tests/cli_lib.sh leaves the heavy schedules out of that build.
