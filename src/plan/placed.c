@@ -1308,6 +1308,22 @@ static int split_pass(const struct placed *pl, struct split *sp,
 #define SPLIT_T1 0.03
 #define SPLIT_BARRED 4
 
+/*
+ * a and b into each other's list: with list NULL, counted in first[a + 1]
+ * and first[b + 1]; else written at the cursors at[a] and at[b].
+ */
+static void list_pair(uint32_t *list, uint32_t *first, uint32_t *at,
+		      uint32_t a, uint32_t b)
+{
+	if (!list) {
+		first[a + 1]++;
+		first[b + 1]++;
+		return;
+	}
+	list[at[a]++] = b;
+	list[at[b]++] = a;
+}
+
 static int split_anneal(const struct placed *pl, struct split *sp,
 			const uint8_t *in_z, uint32_t seed)
 {
@@ -1420,13 +1436,7 @@ static int split_anneal(const struct placed *pl, struct split *sp,
 				if (fat[zi[h]] <= a)
 					continue;
 				live[keep++] = h;
-				if (k) {
-					adj[adj_at[h]++] = j;
-					adj[adj_at[j]++] = h;
-				} else {
-					adj_first[h + 1]++;
-					adj_first[j + 1]++;
-				}
+				list_pair(k ? adj : NULL, adj_first, adj_at, h, j);
 			}
 			n_live = keep;
 			live[n_live++] = j;
@@ -1436,13 +1446,7 @@ static int split_anneal(const struct placed *pl, struct split *sp,
 
 				if (h == NONE || wof[zi[h]] != wof[a])
 					continue;
-				if (k) {
-					bar[bar_at[h]++] = j;
-					bar[bar_at[j]++] = h;
-				} else {
-					bar_first[h + 1]++;
-					bar_first[j + 1]++;
-				}
+				list_pair(k ? bar : NULL, bar_first, bar_at, h, j);
 			}
 		}
 	}
