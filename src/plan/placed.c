@@ -1486,7 +1486,7 @@ static int split_anneal(const struct placed *pl, struct split *sp,
 		double T = SPLIT_T0 + (SPLIT_T1 - SPLIT_T0) * (double)it /
 				      (double)iters;
 		uint32_t n_chg = 0, r = next_random(&seed);
-		int64_t delta = 0;
+		int64_t delta = 0, barred = 0;
 
 		/* a quarter through, more than a quarter of a ring over: out */
 		if (it == iters / 4) {
@@ -1560,8 +1560,8 @@ static int split_anneal(const struct placed *pl, struct split *sp,
 			for (q = bar_first[m]; q < bar_first[m + 1]; q++) {
 				uint32_t zb = zof[zi[bar[q]]];
 
-				delta -= (zb == from) * SPLIT_BARRED;
-				delta += (zb == to) * SPLIT_BARRED;
+				barred -= zb == from;
+				barred += zb == to;
 			}
 			if (--cnt[base + from] == 0) {
 				delta--;
@@ -1574,6 +1574,7 @@ static int split_anneal(const struct placed *pl, struct split *sp,
 			chg[2 * k + 1] = from;
 			zof[a] = to;
 		}
+		delta += barred * SPLIT_BARRED;
 		if (delta > 0 &&
 		    (double)next_random(&seed) >=
 			    4294967296.0 * exp(-(double)delta / T)) {
@@ -1592,11 +1593,8 @@ static int split_anneal(const struct placed *pl, struct split *sp,
 			}
 			continue;
 		}
-		viol = 0;
+		viol += barred;
 		n_over = 0;
-		for (j = 0; j < n_zi; j++)
-			for (k = bar_first[j]; k < bar_first[j + 1]; k++)
-				viol += zof[zi[bar[k]]] == zof[zi[j]];
 		for (c = 0; c < M; c++)
 			if (in_z[c] && pairs[c] > S)
 				n_over++;
