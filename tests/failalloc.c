@@ -17,12 +17,37 @@ void free(void *p);
 static unsigned long fail_at, count;
 static int fired;
 static long live;
+/* Where each allocation since the last arm was asked for (site_cap 0: off). */
+static const void **sites;
+static unsigned long site_cap;
 
 void cgs_failalloc_arm(unsigned long n)
 {
 	fail_at = n;
 	count = 0;
 	fired = 0;
+}
+
+int cgs_failalloc_record(int on)
+{
+	if (!on) {
+		__libc_free(sites);
+		sites = NULL;
+		site_cap = 0;
+		return 0;
+	}
+	if (!site_cap) {
+		sites = __libc_malloc(1024 * sizeof(*sites));
+		if (!sites)
+			return -1;
+		site_cap = 1024;
+	}
+	return 0;
+}
+
+const void *cgs_failalloc_site(unsigned long n)
+{
+	return n >= 1 && n <= count && n <= site_cap ? sites[n - 1] : NULL;
 }
 
 unsigned long cgs_failalloc_count(void)
@@ -40,9 +65,23 @@ long cgs_failalloc_live(void)
 	return live;
 }
 
-static int should_fail(void)
+static int should_fail(const void *site)
 {
 	count++;
+	if (site_cap) {
+		if (count > site_cap) {
+			const void **more = __libc_realloc(
+				sites, 2 * site_cap * sizeof(*sites));
+
+			/* out of memory: later sites read as unknown */
+			if (more) {
+				sites = more;
+				site_cap *= 2;
+			}
+		}
+		if (count <= site_cap)
+			sites[count - 1] = site;
+	}
 	if (fail_at && count == fail_at) {
 		fired = 1;
 		errno = ENOMEM;
@@ -51,11 +90,11 @@ static int should_fail(void)
 	return 0;
 }
 
-void *malloc(size_t size)
+static void *site_malloc(size_t size, const void *site)
 {
 	void *p;
 
-	if (should_fail())
+	if (should_fail(site))
 		return NULL;
 	p = __libc_malloc(size);
 	if (p)
@@ -63,11 +102,16 @@ void *malloc(size_t size)
 	return p;
 }
 
+void *malloc(size_t size)
+{
+	return site_malloc(size, __builtin_return_address(0));
+}
+
 void *calloc(size_t n, size_t size)
 {
 	void *p;
 
-	if (should_fail())
+	if (should_fail(__builtin_return_address(0)))
 		return NULL;
 	p = __libc_calloc(n, size);
 	if (p)
@@ -80,12 +124,12 @@ void *realloc(void *p, size_t size)
 	void *q;
 
 	if (!p)
-		return malloc(size);
+		return site_malloc(size, __builtin_return_address(0));
 	if (size == 0) {
 		free(p);
 		return NULL;
 	}
-	if (should_fail())
+	if (should_fail(__builtin_return_address(0)))
 		return NULL;
 	q = __libc_realloc(p, size);
 	return q;

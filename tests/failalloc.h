@@ -15,6 +15,19 @@ void cgs_failalloc_arm(unsigned long n);
 /* Allocations made (successful or not) since the last arm. */
 unsigned long cgs_failalloc_count(void);
 
+/*
+ * Record where each allocation is asked for (the caller's return address),
+ * from the next arm on (on 1; -1 when that cannot be set up), or stop
+ * and forget (on 0).
+ */
+int cgs_failalloc_record(int on);
+
+/*
+ * The call site of the n-th allocation (1-based) since the last arm, NULL
+ * where not recorded.
+ */
+const void *cgs_failalloc_site(unsigned long n);
+
 /* Whether the armed failure has happened. */
 int cgs_failalloc_fired(void);
 

@@ -5,6 +5,7 @@
  * every block freed once the objects are destroyed.  Not a Check suite:
  * Check's own allocations would be counted.
  */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,6 +31,8 @@ static const char *stage_names[] = {
 };
 
 static char last_message[CGS_ERROR_MESSAGE_MAX];
+/* Allocations the last run made before its schedule was loaded. */
+static unsigned long load_allocations;
 static void *clean_manifest;
 static size_t clean_len;
 
@@ -54,6 +57,7 @@ static int pipeline(const char *path, int *code)
 		stage = 1;
 		goto out;
 	}
+	load_allocations = cgs_failalloc_count();
 	if ((*code = cgs_plan_create(s, &opt, &plan, &err)) != 0) {
 		stage = 2;
 		goto out;
@@ -99,11 +103,35 @@ out:
 	return stage;
 }
 
-static int run_schedule(const char *relative)
+/*
+ * How many times the pair (a, b) has come, this one included: the n_seen
+ * pairs of seen, each followed by its count, take it in.
+ */
+static uintptr_t times_seen(const void **seen, unsigned long *n_seen,
+			    const void *a, const void *b)
+{
+	unsigned long i;
+
+	for (i = 0; i < *n_seen; i++)
+		if (seen[3 * i] == a && seen[3 * i + 1] == b)
+			break;
+	if (i == *n_seen) {
+		seen[3 * i] = a;
+		seen[3 * i + 1] = b;
+		seen[3 * i + 2] = NULL;
+		++*n_seen;
+	}
+	seen[3 * i + 2] = (const char *)seen[3 * i + 2] + 1;
+	return (uintptr_t)seen[3 * i + 2];
+}
+
+static int run_schedule(const char *relative, int by_site)
 {
 	char path[4096];
 	const char *root = getenv("CGS_SOURCE_ROOT");
-	unsigned long n, total, tried = 0, failures = 0, per_stage[7] = {0};
+	unsigned long n, total, loaded, tried = 0, skipped = 0, failures = 0,
+		      per_stage[7] = {0};
+	unsigned char *pick = NULL;
 	long live0;
 	int code, stage;
 
@@ -112,19 +140,58 @@ static int run_schedule(const char *relative)
 	clean_manifest = NULL;
 	/* A clean run first: it must succeed and tells how many to fail. */
 	live0 = cgs_failalloc_live();
+	if (by_site && cgs_failalloc_record(1) != 0) {
+		fprintf(stderr, "%s: cannot record the call sites\n", path);
+		return 1;
+	}
 	cgs_failalloc_arm(0);
 	if (pipeline(path, &code) != 0) {
 		fprintf(stderr, "%s: the clean run failed with %d\n", path, code);
 		return 1;
 	}
 	total = cgs_failalloc_count();
+	loaded = load_allocations;
 	live0++;  /* the clean manifest, kept for comparison */
 	if (cgs_failalloc_live() != live0) {
 		fprintf(stderr, "%s: the clean run leaked %ld blocks\n", path,
 			cgs_failalloc_live() - live0);
 		return 1;
 	}
+	if (by_site) {
+		/*
+		 * Every allocation of loading the schedule (its node helpers
+		 * serve every caller from one call site), then only the first
+		 * from each call site, and from each site after each other:
+		 * the error paths, without each of the thousands of
+		 * allocations a loop makes.
+		 */
+		const void **seen = calloc(6 * total + 6, sizeof(*seen));
+		unsigned long n_seen = 0;
+
+		pick = calloc(total + 1, 1);
+		if (!pick || !seen) {
+			fprintf(stderr, "%s: out of memory\n", path);
+			free(pick);
+			free(seen);
+			return 1;
+		}
+		for (n = 1; n <= total; n++) {
+			const void *site = cgs_failalloc_site(n),
+				   *before = cgs_failalloc_site(n - 1);
+
+			pick[n] = !site || n <= loaded;
+			pick[n] |= times_seen(seen, &n_seen, site, NULL) == 1;
+			pick[n] |= times_seen(seen, &n_seen, site, before) == 1;
+		}
+		free(seen);
+		cgs_failalloc_record(0);
+		live0++;  /* pick, freed at the end */
+	}
 	for (n = 1; n <= total; n++) {
+		if (pick && !pick[n]) {
+			skipped++;
+			continue;
+		}
 		cgs_failalloc_arm(n);
 		stage = pipeline(path, &code);
 		if (!cgs_failalloc_fired())
@@ -145,42 +212,58 @@ static int run_schedule(const char *relative)
 		tried++;
 	}
 	cgs_failalloc_arm(0);
-	if (tried != total) {
+	free(pick);
+	if (tried + skipped != total) {
 		fprintf(stderr, "%s: %lu of %lu allocations were failed\n", path,
 			tried, total);
 		failures++;
 	}
-	printf("%s: %lu of %lu allocations failed in turn (worked around %lu, load %lu, plan %lu, "
+	printf("%s: %lu of %lu allocations failed in turn%s (worked around %lu, load %lu, plan %lu, "
 	       "write %lu, open %lu, verify %lu, verify-schedule %lu), "
-	       "%lu problems\n", relative, tried, total, per_stage[0], per_stage[1], per_stage[2],
+	       "%lu problems\n", relative, tried, total,
+	       by_site ? ", chosen by call site" : "",
+	       per_stage[0], per_stage[1], per_stage[2],
 	       per_stage[3], per_stage[4], per_stage[5], per_stage[6], failures);
 	return failures ? 1 : 0;
 }
 
 int main(void)
 {
-	int rc = 0;
+	static const char *const schedules[] = {
+		"testdata/valid/layers-overrides/schedule.yaml",
+		"testdata/valid/explicit-orders/schedule.json",
+		"testdata/valid/slot-map/schedule.yaml",
+		"testdata/valid/placed-map/schedule.yaml",
+		"testdata/valid/placed-classes/schedule.yaml",
+		"testdata/valid/split-map/schedule.yaml",
+		"testdata/valid/split-anneal/schedule.yaml",
+	};
+	const char *coverage = getenv("CGS_COVERAGE"),
+		   *mode = getenv("CGS_FAILALLOC");
+	int rc = 0, by_site;
+	size_t i;
 
 #ifdef CGS_UNDER_ASAN
 	puts("allocation-failure injection replaces malloc; skipped under ASan");
 	return 77;
 #endif
-	rc |= run_schedule("testdata/valid/layers-overrides/schedule.yaml");
-	rc |= run_schedule("testdata/valid/explicit-orders/schedule.json");
-	rc |= run_schedule("testdata/valid/slot-map/schedule.yaml");
-	rc |= run_schedule("testdata/valid/placed-map/schedule.yaml");
-	rc |= run_schedule("testdata/valid/placed-classes/schedule.yaml");
-	rc |= run_schedule("testdata/valid/split-map/schedule.yaml");
 	/*
-	 * Its 3825 allocations take 7 s of this test at -O2, but with
-	 * coverage counters they took the test from 162 to 240 s in CI:
-	 * there the annealing's failures are left to the -O2 build, as
-	 * tests/cli_lib.sh leaves the heavy schedules out of that build.
+	 * Every allocation in turn, or (CGS_FAILALLOC=sites) those of
+	 * loading and the first from each call site and pair of sites in a
+	 * row.  With coverage counters the default is by site: failing every
+	 * allocation took this test from 30 s at -O2 to 182 s at -O0 in CI
+	 * (without split-anneal), where the -O2 build still fails them all.
+	 * By site, it leaves 8 lines of the planner's fallbacks unreached.
 	 */
-	if (strcmp(getenv("CGS_COVERAGE") ? getenv("CGS_COVERAGE") : "0", "0"))
-		puts("testdata/valid/split-anneal: skipped with coverage counters");
-	else
-		rc |= run_schedule("testdata/valid/split-anneal/schedule.yaml");
+	if (mode && strcmp(mode, "sites") && strcmp(mode, "each")) {
+		fprintf(stderr, "CGS_FAILALLOC: 'each' or 'sites', not '%s'\n",
+			mode);
+		return 2;
+	}
+	by_site = mode ? !strcmp(mode, "sites")
+		       : coverage && strcmp(coverage, "0") != 0;
+	for (i = 0; i < sizeof(schedules) / sizeof(*schedules); i++)
+		rc |= run_schedule(schedules[i], by_site);
 	free(clean_manifest);
 	return rc;
 }
