@@ -5,7 +5,6 @@
  * every block freed once the objects are destroyed.  Not a Check suite:
  * Check's own allocations would be counted.
  */
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,7 +30,7 @@ static const char *stage_names[] = {
 };
 
 static char last_message[CGS_ERROR_MESSAGE_MAX];
-/* Allocations the last run made before its schedule was loaded. */
+/* Allocations the last run had made once its schedule was loaded. */
 static unsigned long load_allocations;
 static void *clean_manifest;
 static size_t clean_len;
@@ -103,26 +102,27 @@ out:
 	return stage;
 }
 
+/* A pair of call sites and how many times it has come. */
+struct seen {
+	const void *site, *before;
+	unsigned long times;
+};
+
 /*
- * How many times the pair (a, b) has come, this one included: the n_seen
- * pairs of seen, each followed by its count, take it in.
+ * How many times the pair (site, before) has come, this one included:
+ * the n_seen pairs of seen take it in.
  */
-static uintptr_t times_seen(const void **seen, unsigned long *n_seen,
-			    const void *a, const void *b)
+static unsigned long times_seen(struct seen *seen, unsigned long *n_seen,
+				const void *site, const void *before)
 {
 	unsigned long i;
 
 	for (i = 0; i < *n_seen; i++)
-		if (seen[3 * i] == a && seen[3 * i + 1] == b)
+		if (seen[i].site == site && seen[i].before == before)
 			break;
-	if (i == *n_seen) {
-		seen[3 * i] = a;
-		seen[3 * i + 1] = b;
-		seen[3 * i + 2] = NULL;
-		++*n_seen;
-	}
-	seen[3 * i + 2] = (const char *)seen[3 * i + 2] + 1;
-	return (uintptr_t)seen[3 * i + 2];
+	if (i == *n_seen)
+		seen[(*n_seen)++] = (struct seen){site, before, 0};
+	return ++seen[i].times;
 }
 
 static int run_schedule(const char *relative, int by_site)
@@ -165,7 +165,7 @@ static int run_schedule(const char *relative, int by_site)
 		 * the error paths, without each of the thousands of
 		 * allocations a loop makes.
 		 */
-		const void **seen = calloc(6 * total + 6, sizeof(*seen));
+		struct seen *seen = calloc(2 * total + 2, sizeof(*seen));
 		unsigned long n_seen = 0;
 
 		pick = calloc(total + 1, 1);
