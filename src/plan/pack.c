@@ -43,6 +43,7 @@ struct kind_view {
 	uint64_t clique_nodes;
 	int want_floor;               /* the clique even without the engine */
 	const uint64_t *hint;         /* item offsets to take if valid, or NULL */
+	int hint_ties;                /* take hint at no fewer bytes too */
 	const uint64_t *frame_hint;   /* the same per frame (needs frames) */
 	/*
 	 * Items of one chunk are numbered together, this many per chunk:
@@ -426,7 +427,8 @@ static int kind_layout(const struct kind_view *kv, const uint64_t *frame_size,
 	assert(best <= *colour_bytes);
 	if (kv->hint) {
 		total = layout_height(kv->items, kv->hint, size, kv->align);
-		if (total && total < best) {
+		if (total && (total < best ||
+			      (kv->hint_ties && total == best))) {
 			best = total;
 			best_t = ITEM_ORDERS + 1;
 			by_frames = 0;
@@ -694,6 +696,7 @@ int cgs_pack_frames(struct cgs_rank_work *x, struct cgs_error *err)
 		.align = x->align, .dsa_nodes = x->opt->pack_budget,
 		.clique_nodes = x->opt->colour_budget,
 		.want_floor = x->want_floor, .hint = x->group_offset_hint,
+		.hint_ties = x->group_offset_hint_ties,
 		.frame_hint = x->frame_offset_hint,
 		.items_per_chunk = x->slots};
 	/* gradient frames are their own items: BY_COLOUR is per frame */

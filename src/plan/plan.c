@@ -302,6 +302,7 @@ struct trial_work {
 	uint32_t lowest_ring;
 	/* the group offsets of the placed map being tried, or NULL */
 	const uint64_t *hint;
+	int hint_ties;               /* packing takes hint on a tie too */
 	/* frame offsets a split map came with (try_split), else NULL */
 	const uint64_t *frame_hint;
 	struct cgs_error err;
@@ -404,7 +405,10 @@ static uint64_t plan_bound(const struct cgs_rank_plan *rp)
 	return b > rp->lower_bound_bytes ? b : rp->lower_bound_bytes;
 }
 
-/* Plan the ring of t with `map` (taken over) and options opt into *mapped. */
+/*
+ * Plan the ring of t with `map` (taken over; NULL: k mod S) and options
+ * opt into *mapped.
+ */
 static int plan_with_map(struct trial_pool *pool, struct trial_work *t,
 			 uint32_t *map, uint32_t rows,
 			 const struct cgs_plan_options *opt,
@@ -425,6 +429,7 @@ static int plan_with_map(struct trial_pool *pool, struct trial_work *t,
 	y.opt = opt;
 	y.bytes_only = opt == &pool->first_fit;
 	y.group_offset_hint = t->hint;
+	y.group_offset_hint_ties = t->hint_ties;
 	y.frame_offset_hint = t->frame_hint;
 	rc = plan_rank(&y, &t->err);
 	rank_work_release(&y);
@@ -461,8 +466,8 @@ static int try_map(struct trial_pool *pool, struct trial_work *t,
 	int rc;
 
 	if (!first_fit && pool->opt->pack_budget) {
-		copy = slot_map_copy(&t->plan, map, rows);
-		if (!copy) {
+		copy = map ? slot_map_copy(&t->plan, map, rows) : NULL;
+		if (map && !copy) {
 			free(map);
 			return cgs_error_set(&t->err, CGS_E_NOMEM,
 					     "out of memory for a slot map");
@@ -490,6 +495,31 @@ static int try_map(struct trial_pool *pool, struct trial_work *t,
 	} else {
 		rank_outputs_release(&mapped);
 	}
+	return rc;
+}
+
+/*
+ * The ring's plan with k mod S laid out in paired bands (bands.c), in
+ * place of t's plan when it takes strictly fewer bytes.  Its packing
+ * takes the bands at as many saved bytes as its own layout, since what
+ * they are for is the holes nesting finds in them.
+ */
+static int try_bands(struct trial_pool *pool, struct trial_work *t,
+		     const struct cgs_rank_work *x)
+{
+	uint64_t *hint;
+	int rc = cgs_bands_layout(x, &hint);
+
+	if (rc)
+		return cgs_error_set(&t->err, rc, "out of memory for the bands");
+	if (!hint)
+		return 0;
+	t->hint = hint;
+	t->hint_ties = 1;
+	rc = try_map(pool, t, NULL, 0, 0);
+	t->hint = NULL;
+	t->hint_ties = 0;
+	free(hint);
 	return rc;
 }
 
@@ -801,6 +831,9 @@ static void run_trial(struct trial_pool *pool, uint32_t i)
 	if (t->rc == 0 && pool->map &&
 	    t->plan.bytes > t->plan.lower_bound_bytes)
 		t->rc = try_slot_maps(pool, t, &x, 0);
+	if (t->rc == 0 && t->plan.bytes > t->plan.lower_bound_bytes &&
+	    t->plan.user_grad_stats.bytes > 0)
+		t->rc = try_bands(pool, t, &x);
 	rank_work_release(&x);
 }
 

@@ -72,6 +72,8 @@ struct cgs_rank_work {
 	 * conflicts with fewer bytes than its own.
 	 */
 	const uint64_t *group_offset_hint;
+	/* take group_offset_hint at as many bytes as packing's own too */
+	int group_offset_hint_ties;
 	/*
 	 * Offsets of every saved frame a split map came with, or NULL:
 	 * packing takes them on the same terms.
@@ -321,6 +323,13 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
  * this ring) to fewer saved colours, then fewer gradient colours than
  * it takes.  *map NULL when it does not apply or finds none.
  */
+/*
+ * Paired bands (bands.c): offsets of the saved groups (c * S + s) of
+ * k mod S, or *offset NULL where the ring does not suit; CGS_E_NOMEM.
+ */
+#define CGS_BANDS_MAX_CHUNKS 64u
+int cgs_bands_layout(const struct cgs_rank_work *x, uint64_t **offset);
+
 int cgs_slot_map_recoloured(const struct cgs_rank_work *x,
 			    const struct cgs_rank_plan *best, uint32_t **map,
 			    uint32_t *rows, uint32_t *used,
