@@ -29,29 +29,30 @@
 
 #include "plan/stage.h"
 
-/* The most groups of each chunk live at once, over every order. */
+/*
+ * The most groups of each chunk live at once in the longest order: where
+ * a shorter order had more, the bands are no layout of its conflicts and
+ * packing refuses them (so one order's scan is enough).
+ */
 static void peaks_per_chunk(const struct cgs_rank_work *x, uint32_t *peak)
 {
 	const struct cgs_rank_plan *rp = x->rp;
-	uint32_t M = x->chunks, o, c, live[CGS_BANDS_MAX_CHUNKS];
+	uint32_t M = x->chunks, c, o = rp->n_reachable - 1,
+		 live[CGS_BANDS_MAX_CHUNKS] = {0};
 	uint64_t i;
 
 	for (c = 0; c < M; c++)
 		peak[c] = 0;
-	for (o = 0; o < rp->n_reachable; o++) {
-		for (c = 0; c < M; c++)
-			live[c] = 0;
-		for (i = rp->order_start[o]; i < rp->order_start[o + 1]; i++) {
-			int32_t e = rp->order_entries[i];
+	for (i = rp->order_start[o]; i < rp->order_start[o + 1]; i++) {
+		int32_t e = rp->order_entries[i];
 
-			c = (uint32_t)(e < 0 ? -(int64_t)e : e) - 1;
-			if (e < 0) {
-				live[c]--;
-				continue;
-			}
-			if (++live[c] > peak[c])
-				peak[c] = live[c];
+		c = (uint32_t)(e < 0 ? -(int64_t)e : e) - 1;
+		if (e < 0) {
+			live[c]--;
+			continue;
 		}
+		if (++live[c] > peak[c])
+			peak[c] = live[c];
 	}
 }
 
