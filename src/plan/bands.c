@@ -4,11 +4,11 @@
  *
  * A gradient frame lives from its backward to the next backward (in some
  * order), and nesting (nest.c) puts it in the saved arena where no saved
- * frame it is live with lies.  The packings of k mod S leave no such
- * hole where every byte of the saved arena is some live slot's most of
- * the time, as on the bench's q29 rank 0 on its ring of 48: there both
- * gradient colours stay in an arena of their own, one grain of 52 MiB
- * past 2% of the bound.
+ * frame it is live with lies.  Packing k mod S finds no such hole where
+ * every byte of the saved arena belongs to slots that are live nearly
+ * all the time, as on the bench's q29 rank 0 on its ring of 48: there
+ * both gradient colours stayed in an arena of their own, one grain of
+ * 52 MiB past 2% of the bound.
  *
  * This layout gives each chunk c as many bands as it has microbatches in
  * flight at most (B_c), each band as large as one of its slots' groups,
@@ -18,10 +18,11 @@
  * Where a chunk's backwards come in runs, the band that holds the slot of
  * one backward is then often idle until past the next, so the gradient
  * frame the next one writes can nest there.  On q29 rank 0 (S 48, B 24
- * and 12) every odd place's gradient frame nests in its pair's band and
- * the even places' frames, no two of which follow each other, keep one
- * colour: the rank takes 3028 grains where k mod 48 and k mod 24 take
- * 3032.  The layout is a hint (pack.c takes it where it is valid and no
+ * and 12) half the gradient frames nest, the odd places' in their pairs'
+ * bands (a one-off SAT search found this layout and no periodic one on
+ * rings 24 and 36), and the others, no two of which follow each other,
+ * keep one colour: the rank takes 3028 grains where k mod 48 and k mod
+ * 24 take 3032.  The layout is a hint (pack.c takes it where it is valid and no
  * higher than its own), and the plan keeps it only where it takes fewer
  * bytes in all (plan.c).
  */
