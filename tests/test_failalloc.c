@@ -237,6 +237,7 @@ int main(void)
 		"testdata/valid/placed-classes/schedule.yaml",
 		"testdata/valid/split-map/schedule.yaml",
 		"testdata/valid/split-anneal/schedule.yaml",
+		"testdata/valid/bands/schedule.yaml",
 	};
 	const char *coverage = getenv("CGS_COVERAGE"),
 		   *mode = getenv("CGS_FAILALLOC");
