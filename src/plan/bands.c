@@ -15,17 +15,17 @@
  * the chunks' bands stacked.  Where B_c is even and S a multiple of
  * 2 B_c, slot s (round r = s / B_c, place p = s % B_c) takes band
  * p ^ (r & 1): k mod B_c, with the bands of each pair 2i, 2i + 1
- * swapped every other round.
- * Where a chunk's backwards come in runs, the band that holds the slot of
- * one backward is then often idle until past the next, so the gradient
- * frame the next one writes can nest there.  On q29 rank 0 (S 48, B 24
- * and 12) half the gradient frames nest, the odd places' in their pairs'
- * bands, and the others, no two of which follow each other, keep one
- * colour: the rank takes 3028 grains where k mod 48 and k mod 24 take
- * 3032.  (A one-off SAT search found this layout on ring 48, and no
- * layout of bands and nested gradient frames on rings 24 and 36.)  The layout is a hint (pack.c takes it where it is
- * valid and no higher than its own), and the plan keeps it only where
- * it takes fewer bytes in all (plan.c).
+ * swapped every other round.  Where a chunk's backwards come in runs,
+ * the band that holds the slot of one backward is then often idle until
+ * past the next, so the gradient frame the next one writes can nest
+ * there.  On q29 rank 0 (S 48, B 24 and 12) half the gradient frames
+ * nest, the odd places' in their pairs' bands, and the others, no two of
+ * which follow each other, keep one colour: the rank takes 3028 grains
+ * where k mod 48 and k mod 24 take 3032.  (A one-off SAT search found
+ * this layout on ring 48, and no layout of bands and nested gradient
+ * frames on rings 24 and 36.)  The layout is a hint (pack.c takes it
+ * where it is valid and no higher than its own), and the plan keeps it
+ * only where it takes fewer bytes in all (plan.c).
  */
 #include <stdlib.h>
 
