@@ -451,7 +451,8 @@ static uint32_t *slot_map_copy(const struct cgs_rank_plan *rp,
 
 /*
  * The ring's plan with slot map `map` (taken over, `rows` rows per
- * count) in place of t's plan when it takes strictly fewer bytes.  With
+ * count; NULL: k mod S, with t's hint) in place of t's plan when it
+ * takes strictly fewer bytes.  With
  * the packing engine on, the map is first planned with first-fit, and in
  * full only when that plan's bound is below the bytes to beat (the full
  * plan could not win otherwise).  With first_fit set (the search's first

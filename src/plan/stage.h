@@ -317,19 +317,19 @@ int cgs_slot_map_ahead(const struct cgs_rank_work *x, int rule,
 		       uint32_t *colours, struct cgs_error *err);
 
 /*
- * local.c: where every frame of each kind has one size, every chunk as
- * many layers, and the orders are nested, a map of the longest order's
- * microbatches recoloured by a local search from the plan `best` (on
- * this ring) to fewer saved colours, then fewer gradient colours than
- * it takes.  *map NULL when it does not apply or finds none.
- */
-/*
  * Paired bands (bands.c): offsets of the saved groups (c * S + s) of
  * k mod S, or *offset NULL where the ring does not suit; CGS_E_NOMEM.
  */
 #define CGS_BANDS_MAX_CHUNKS 64u
 int cgs_bands_layout(const struct cgs_rank_work *x, uint64_t **offset);
 
+/*
+ * local.c: where every frame of each kind has one size, every chunk as
+ * many layers, and the orders are nested, a map of the longest order's
+ * microbatches recoloured by a local search from the plan `best` (on
+ * this ring) to fewer saved colours, then fewer gradient colours than
+ * it takes.  *map NULL when it does not apply or finds none.
+ */
 int cgs_slot_map_recoloured(const struct cgs_rank_work *x,
 			    const struct cgs_rank_plan *best, uint32_t **map,
 			    uint32_t *rows, uint32_t *used,
